@@ -1,0 +1,109 @@
+"""groklab's training step against a minimal hand-written PyTorch loop, same process, same model.
+
+    python benchmarks/bench.py                 # batch 64 / 512 / full at p=97, 5 repeats
+    python benchmarks/bench.py --smoke         # seconds: checks the script still runs
+
+Reports per batch size the median ms/step of each and the ratio groklab/reference (target <= 1.10),
+then the evaluation share of wall time at the default eval schedule (target <= 10%).
+Repeats alternate reference and groklab so drifting machine load hits both alike.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from groklab import make_config, train
+
+
+def reference_ms(p: int, B: int | None, steps: int, frac: float = 0.3, seed: int = 0) -> float:
+    """The loop a researcher writes by hand: tensors in memory, index batches, fused Adam."""
+    a = torch.arange(p).repeat_interleave(p)
+    b = torch.arange(p).repeat(p)
+    X = torch.stack([a, torch.full_like(a, p), b, torch.full_like(a, p + 1)], 1)
+    y = (a * b) % p
+    g = torch.Generator().manual_seed(seed)
+    train_idx = torch.randperm(p * p, generator=g)[: round(frac * p * p)]
+    Xtr, ytr = X[train_idx], y[train_idx]
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Embedding(p + 2, 128), nn.Flatten(1), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, p))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-3, fused=True)
+    n = len(ytr)
+    perm = torch.randperm(n, generator=g)
+    pos = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        if B is None:
+            xb, yb = Xtr, ytr
+        else:
+            if pos + B > n:
+                perm, pos = torch.randperm(n, generator=g), 0
+            idx = perm[pos:pos + B]
+            pos += B
+            xb, yb = Xtr[idx], ytr[idx]
+        loss = F.cross_entropy(model(xb), yb)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return (time.perf_counter() - t0) / steps * 1e3
+
+
+def groklab_ms(p: int, B: int | None, steps: int) -> float:
+    """groklab.train with evaluation only at the ends, so the timed part is the training step."""
+    cfg = make_config([f"p={p}", "task=mul", "model=mlp_emb", "optim=adam", f"steps={steps}",
+                       f"batch_size={B or 1}", f"sampler={'full' if B is None else 'epoch'}",
+                       f"eval.every={steps}", "eval.log_points=0", "progress=false", "stop.early=false"])
+    s = train(cfg).summary
+    return (s["wall_s"] - s["eval_s"]) / steps * 1e3
+
+
+def eval_share(p: int, steps: int, B: int) -> dict:
+    """Share of wall time spent evaluating at the default schedule (eval.every=100 + log points)."""
+    cfg = make_config([f"p={p}", "task=mul", f"steps={steps}", f"batch_size={B}", "progress=false",
+                       "stop.early=false"])
+    s = train(cfg).summary
+    return {"batch": B, "steps": steps, "eval_share": s["eval_share"], "wall_s": s["wall_s"]}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--p", type=int, default=97)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
+    ap.add_argument("--json", help="also write the results to this file")
+    args = ap.parse_args(argv)
+    p, repeats = (11, 1) if args.smoke else (args.p, args.repeats)
+    # (batch, steps per repeat): ~1-2 s of work per repeat on 2 CPU cores
+    cases = [(64, 20), (None, 5)] if args.smoke else [(64, 1000), (512, 200), (None, 40)]
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, p={p}, median of {repeats}")
+    results = []
+    for B, steps in cases:
+        groklab_ms(p, B, max(steps // 10, 2))  # warm-up: allocator, kernels, first-touch
+        ref, ours = [], []
+        for _ in range(repeats):
+            ref.append(reference_ms(p, B, steps))
+            ours.append(groklab_ms(p, B, steps))
+        r, o = statistics.median(ref), statistics.median(ours)
+        results.append({"batch": B or "full", "ref_ms": round(r, 3), "groklab_ms": round(o, 3),
+                        "ratio": round(o / r, 3)})
+        print(f"batch {str(B or 'full'):>5}: reference {r:7.3f} ms/step  groklab {o:7.3f} ms/step  "
+              f"ratio {o / r:.3f}", flush=True)
+    shares = [eval_share(p, 60 if args.smoke else 3000, B) for B in ((64,) if args.smoke else (512, 64))]
+    for s in shares:
+        print(f"eval share at the default schedule, batch {s['batch']}, {s['steps']} steps: "
+              f"{100 * s['eval_share']:.1f}% of {s['wall_s']:.1f} s")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"steps": results, "eval": shares}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Typed, validated run config: YAML file + dotted `key=value` overrides, saved into every run."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from groklab.errors import ConfigError
+
+TASK_NAMES = ("add", "sub", "mul", "div", "poly", "sum")
+
+
+class Section(BaseModel):
+    """A config block: unknown keys are errors, assignment re-validates."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class TaskConfig(Section):
+    name: Literal["add", "sub", "mul", "div", "poly", "sum"] = "mul"  # operation over Z_p
+    expr: Optional[str] = None  # polynomial in a, b for name=poly, e.g. "a^2+a*b+b^2"
+    K: int = Field(2, ge=2)  # number of operands for name=sum
+
+
+class SplitConfig(Section):
+    name: Literal["random", "uniform", "skewed", "square", "strip"] = "random"
+    frac_train: float = Field(0.3, gt=0, lt=1)  # training fraction of the WHOLE table
+    seed: int = 0  # split seed, separate from the init seed
+    test_reserve: Optional[float] = Field(None, gt=0, lt=1)  # 000 §5.1 protocol: 0.2
+    unused_to_test: bool = False  # with test_reserve: rows chosen for neither go to test
+    skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * a / (p-1)) on operand a
+    k: Optional[int] = None  # square/strip holdout size: a <= k (and b <= k)
+
+
+class ModelConfig(Section):
+    name: Literal["mlp", "mlp_emb"] = "mlp_emb"  # 000 eq. 1 (raw values) / eq. 2 (embedding)
+    d_emb: int = Field(128, ge=1)  # embedding dim (mlp_emb)
+    d_hidden: int = Field(512, ge=1)  # hidden width; paper: 4 x d_emb
+    depth: int = Field(1, ge=1)  # number of hidden layers
+    act: Literal["relu", "gelu", "tanh", "silu"] = "relu"
+    emb_init_std: float = Field(1.0, gt=0)  # std of the N(0, std^2) embedding init (torch: 1)
+    freeze_emb: bool = False  # keep the embedding at its init
+
+
+class OptimConfig(Section):
+    # *_lr = Adam-LR (000 Prop. 4.1): embedding lr = c * lr, with c defaulting to 10
+    name: Literal["sgd", "adam", "adamw", "sgd_lr", "adam_lr", "adamw_lr"] = "adam"
+    lr: float = Field(1e-3, ge=0)
+    weight_decay: float = Field(1e-3, ge=0)  # coupled (L2 in grad) for sgd/adam, decoupled for adamw
+    c: Optional[float] = Field(None, gt=0)  # embedding lr ratio; None: 10 for *_lr, 1 otherwise
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = Field(1e-8, gt=0)
+    momentum: float = Field(0.9, ge=0, lt=1)  # sgd only
+
+    @property
+    def base(self) -> str:
+        return self.name.removesuffix("_lr")
+
+    @property
+    def ratio(self) -> float:
+        """The embedding learning-rate ratio c actually used."""
+        if self.c is not None:
+            return self.c
+        return 10.0 if self.name.endswith("_lr") else 1.0
+
+
+class EvalConfig(Section):
+    every: int = Field(100, ge=1)  # evaluate train/test every k steps ...
+    log_points: int = Field(20, ge=0)  # ... plus this many log-spaced early steps (log-x plots)
+    chunk: int = Field(16384, ge=1)  # rows per evaluation forward pass
+
+
+class GrokConfig(Section):
+    train_acc: float = Field(0.99, gt=0, le=1)  # t_train: first eval step with train acc >= this
+    test_acc: float = Field(0.99, gt=0, le=1)  # t_test: first eval step with test acc >= this
+
+
+class StopConfig(Section):
+    early: bool = True  # stop once test acc stayed >= target for `patience` steps
+    target: float = Field(0.99, ge=0, le=1)
+    patience: int = Field(1000, ge=0)
+
+
+class Config(Section):
+    task: TaskConfig = TaskConfig()
+    p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
+    encoding: Literal["op", "no_op"] = "op"  # [a, op, b, =] or [a, b]
+    split: SplitConfig = SplitConfig()
+    model: ModelConfig = ModelConfig()
+    optim: OptimConfig = OptimConfig()
+    batch_size: int = Field(512, ge=1)
+    sampler: Literal["epoch", "replacement", "full"] = "epoch"  # shuffled epochs / iid / full batch
+    steps: int = Field(20000, ge=0)  # maximum optimizer steps
+    seed: int = 0  # init + sampler seed
+    eval: EvalConfig = EvalConfig()
+    grok: GrokConfig = GrokConfig()
+    stop: StopConfig = StopConfig()
+    checkpoint_every: int = Field(1000, ge=0)  # steps between atomic checkpoints; 0: only at the end
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    dtype: Literal["float32", "float64"] = "float32"
+    progress: bool = True  # live progress bar
+
+    def to_dict(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+# A sub-config given a plain value sets its `name` (`model=mlp_emb`); a task given an
+# expression sets a polynomial task (`task=a^2+b`).
+def _shorthand(key: str, value: Any) -> Any:
+    if key in ("model", "optim", "split") and isinstance(value, str):
+        return {"name": value}
+    if key == "task" and isinstance(value, str):
+        # a bare word other than a variable is a task name (so `task=xor` says "unknown task")
+        is_name = value in TASK_NAMES or (value.isidentifier() and value not in ("a", "b"))
+        return {"name": value} if is_name else {"name": "poly", "expr": value}
+    return value
+
+
+def _fields(cls: type[BaseModel]) -> dict[str, Any]:
+    return {name: f.annotation for name, f in cls.model_fields.items()}
+
+
+def _section_cls(cls: type[BaseModel], key: str) -> Optional[type[BaseModel]]:
+    ann = cls.model_fields[key].annotation
+    return ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+
+
+def set_dotted(data: dict, dotted: str, value: Any) -> None:
+    """Set `a.b.c = value` in a nested dict, checking every key against the schema."""
+    cls: type[BaseModel] = Config
+    parts = dotted.split(".")
+    node = data
+    for i, key in enumerate(parts):
+        if key not in cls.model_fields:
+            where = ".".join(parts[:i]) or "config"
+            raise ConfigError(dotted, value, f"unknown key; {where} has: {', '.join(cls.model_fields)}")
+        sub = _section_cls(cls, key)
+        last = i == len(parts) - 1
+        if last:
+            value = _shorthand(key, value) if i == 0 else value
+            if sub is not None and isinstance(value, dict) and isinstance(node.get(key), dict):
+                node[key].update(value)
+            else:
+                node[key] = value
+            return
+        if sub is None:
+            raise ConfigError(dotted, value, f"{'.'.join(parts[:i + 1])} has no sub-keys")
+        if not isinstance(node.get(key), dict):
+            node[key] = {}
+        node, cls = node[key], sub
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """`key=value` with a YAML scalar/list value (`lr=0.01`, `betas=[0.9,0.98]`)."""
+    if "=" not in text:
+        raise ConfigError("override", text, "expected key=value, e.g. task=mul or optim.lr=0.01")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    # YAML reads "1e-3" as a string; pydantic converts it for float fields.
+    return key.strip(), value
+
+
+def _first_error(err: ValidationError) -> ConfigError:
+    e = err.errors()[0]
+    field = ".".join(str(x) for x in e["loc"]) or "config"
+    msg = e["msg"]
+    if e["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif e["type"] == "literal_error":
+        msg = "allowed: " + msg.removeprefix("Input should be ")
+    return ConfigError(field, e.get("input"), msg)
+
+
+def validate(data: dict) -> Config:
+    """Build a Config from nested plain data, turning pydantic errors into one-line ConfigErrors."""
+    for key in list(data):
+        if key in Config.model_fields:
+            data[key] = _shorthand(key, data[key])
+    try:
+        return Config.model_validate(data)
+    except ValidationError as err:
+        raise _first_error(err) from None
+
+
+def load_yaml(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("config", str(path), "no such file")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError("config", str(path), f"not valid YAML ({str(err).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise ConfigError("config", str(path), "must hold a mapping of config keys")
+    return data
+
+
+def make_config(overrides: list[str] = (), base: Optional[dict] = None, file: Optional[str] = None) -> Config:
+    """Base dict, then a YAML file, then `key=value` overrides, validated once at the end."""
+    data: dict = {}
+    for source in (base or {}), (load_yaml(file) if file else {}):
+        for key, value in source.items():
+            set_dotted(data, key, value)
+    for text in overrides:
+        set_dotted(data, *parse_override(text))
+    return validate(data)

@@ -1,0 +1,8 @@
+"""Task tables, train/test splits and coverage measures for modular arithmetic."""
+from groklab.data.coverage import coverage, coverage_bound, token_counts
+from groklab.data.expr import parse_poly
+from groklab.data.splits import SPLITS, Split, make_split
+from groklab.data.tasks import KNOWN_TASKS, Table, is_prime, make_table
+
+__all__ = ["make_table", "Table", "KNOWN_TASKS", "is_prime", "parse_poly", "make_split", "Split", "SPLITS",
+           "token_counts", "coverage", "coverage_bound"]

@@ -1,0 +1,68 @@
+"""Token frequencies of a split and its Manhattan coverage of the (a, b) grid (004 Thm 3.12)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from groklab.data.tasks import Table
+from groklab.errors import ConfigError
+
+
+def token_counts(table: Table, idx: torch.Tensor) -> torch.Tensor:
+    """[n_operands, p] counts of each value in each operand column among rows idx."""
+    ops = table.operands[idx]
+    return torch.stack([torch.bincount(ops[:, j], minlength=table.p) for j in range(table.n_operands)])
+
+
+def _check_n(n) -> None:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ConfigError("n", n, "must be an integer ≥ 1 (cover = Manhattan distance < n)")
+
+
+def _dilate(mask: torch.Tensor, wrap: bool) -> torch.Tensor:
+    """One step of 4-neighbour growth on the p x p grid (a torus if wrap)."""
+    out = mask.clone()
+    if wrap:
+        for dim in (0, 1):
+            out |= mask.roll(1, dim) | mask.roll(-1, dim)
+    else:
+        out[1:, :] |= mask[:-1, :]
+        out[:-1, :] |= mask[1:, :]
+        out[:, 1:] |= mask[:, :-1]
+        out[:, :-1] |= mask[:, 1:]
+    return out
+
+
+def coverage(table: Table, train: torch.Tensor, test: torch.Tensor, n: int, wrap: bool = False) -> float:
+    """Fraction of test rows within Manhattan distance < n of some training row on the (a, b) grid.
+
+    wrap=True measures distance on the torus Z_p x Z_p; 004 does not say which, so the default is
+    the plain grid (its "each training point covers exactly C points" holds only on the torus).
+    """
+    if table.n_operands != 2:
+        raise ConfigError("task.name", table.name, "coverage needs a 2-operand task")
+    _check_n(n)
+    if len(test) == 0:
+        return 1.0  # vacuous: nothing to cover (a NaN here would stop a run for no reason)
+    p = table.p
+    covered = torch.zeros(p, p, dtype=torch.bool)
+    ops = table.operands
+    covered[ops[train, 0], ops[train, 1]] = True
+    # Multi-source BFS: after s steps the mask holds every cell at distance <= s from train.
+    # Beyond 2(p-1) steps nothing changes (the diameter of the grid).
+    for _ in range(min(n - 1, 2 * (p - 1))):
+        covered = _dilate(covered, wrap)
+    return covered[ops[test, 0], ops[test, 1]].float().mean().item()
+
+
+def coverage_bound(p: int, frac_train: float, n: int) -> dict:
+    """Thm 3.12 of 004: a point is uncovered w.p. ~exp(-alpha C); full coverage needs alpha >~ ln(p^2)/C.
+
+    C = 2n^2 - 2n + 1 counts the points at Manhattan distance < n from one point (infinite grid).
+    """
+    _check_n(n)
+    C = 2 * n * n - 2 * n + 1
+    p_uncovered = math.exp(-frac_train * C)
+    return {"C": C, "p_uncovered": p_uncovered, "expected_uncovered": p * p * p_uncovered,
+            "alpha_needed": math.log(p * p) / C}

@@ -1,0 +1,171 @@
+"""The one training loop: read it top to bottom. Eval on a schedule, checkpoints, exact resume."""
+from __future__ import annotations
+
+import math
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from groklab.config import Config, make_config, validate
+from groklab.engine.setup import Experiment, build
+from groklab.measures.curves import GrokTracker
+from groklab.store import RunStore
+
+
+@dataclass
+class RunResult:
+    summary: dict
+    history: list[dict] = field(default_factory=list)  # the metric rows of this call
+    path: Optional[Path] = None
+    model: Optional[torch.nn.Module] = None
+
+
+def eval_schedule(cfg: Config) -> set[int]:
+    """Every `eval.every` steps, `eval.log_points` log-spaced steps, step 0 and the last step."""
+    steps = set(range(0, cfg.steps + 1, cfg.eval.every)) | {0, cfg.steps}
+    if cfg.eval.log_points and cfg.steps > 1:
+        steps |= {int(s) for s in np.unique(np.geomspace(1, cfg.steps, cfg.eval.log_points).round())}
+    return steps
+
+
+@torch.no_grad()
+def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int) -> tuple[float, float]:
+    """Mean cross-entropy (float32 log-softmax, or float64 with dtype=float64) and accuracy."""
+    was_training = model.training
+    model.eval()
+    loss_sum = torch.zeros((), dtype=torch.float64, device=X.device)
+    correct = torch.zeros((), dtype=torch.long, device=X.device)
+    for i in range(0, len(X), chunk):
+        logits = model(X[i:i + chunk])
+        loss_sum += F.cross_entropy(logits, y[i:i + chunk], reduction="sum").double()
+        correct += (logits.argmax(-1) == y[i:i + chunk]).sum()
+    model.train(was_training)
+    n = max(len(X), 1)
+    return loss_sum.item() / n, correct.item() / n
+
+
+def _tracker(cfg: Config) -> GrokTracker:
+    return GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
+                       cfg.stop.patience if cfg.stop.early else None)
+
+
+def _summary(status: str, step: int, wall: float, eval_s: float, tracker: GrokTracker,
+             last: dict, exp: Experiment) -> dict:
+    return {
+        "status": status, "steps": step, "wall_s": round(wall, 3),
+        "steps_per_s": round(step / wall, 2) if wall > 0 else None,
+        "t_train": tracker.t_train, "t_test": tracker.t_test, "gap": tracker.gap,
+        "final/train_loss": last.get("train/loss"), "final/train_acc": last.get("train/acc"),
+        "final/test_loss": last.get("test/loss"), "final/test_acc": last.get("test/acc"),
+        "eval_s": round(eval_s, 3), "eval_share": round(eval_s / wall, 4) if wall > 0 else None,
+        "n_train": len(exp.y_train), "n_test": len(exp.y_test),
+        "n_params": sum(t.numel() for t in exp.model.parameters()),
+        "device": str(exp.device), "torch": torch.__version__, "python": platform.python_version(),
+    }
+
+
+def train(config: Config | dict | None = None, out: str | Path | None = None,
+          resume: str | Path | None = None, steps: Optional[int] = None) -> RunResult:
+    """Train one run. `out`: write a run directory; `resume`: continue the run in that directory
+    (optionally to a new `steps`). Everything is validated and built before anything is written."""
+    if resume is not None:
+        store = RunStore.open(resume)
+        cfg = make_config(base=store.config(), overrides=[f"steps={steps}"] if steps is not None else [])
+    else:
+        cfg = config if isinstance(config, Config) else validate(dict(config or {}))
+        if steps is not None:
+            cfg = cfg.model_copy(update={"steps": steps})
+    exp = build(cfg)
+    model, opt, sampler = exp.model, exp.optimizer, exp.sampler
+    tracker = _tracker(cfg)
+    start, wall0, eval_s, last_eval, last = 0, 0.0, 0.0, -1, {}
+    if resume is not None:
+        ckpt = store.load_checkpoint(map_location=exp.device)
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["optimizer"])
+        tracker.load_state_dict(ckpt["tracker"])
+        start, wall0, eval_s, last_eval, last = (ckpt["step"], ckpt["wall_s"], ckpt["eval_s"],
+                                                 ckpt["last_eval"], ckpt["last"])
+        store.truncate_after(start)
+        if steps is not None:
+            store.write_config(cfg.to_dict())
+    elif out is not None:
+        store = RunStore.create(out, cfg.to_dict())
+    else:
+        store = None
+
+    schedule = eval_schedule(cfg)
+    history: list[dict] = []
+    Xtr, ytr, chunk = exp.X_train, exp.y_train, cfg.eval.chunk
+    status, step = "running", start
+    t0 = time.perf_counter() - wall0
+
+    def checkpoint(step: int) -> None:
+        store.save_checkpoint({
+            "step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
+            "tracker": tracker.state_dict(), "wall_s": time.perf_counter() - t0, "eval_s": eval_s,
+            "last_eval": last_eval, "last": last})
+        store.write_summary(_summary("running", step, time.perf_counter() - t0, eval_s, tracker, last, exp))
+
+    from tqdm.auto import tqdm  # imported late: the CLI starts faster
+
+    bar = tqdm(total=cfg.steps, initial=start, disable=not cfg.progress, unit="step", dynamic_ncols=True,
+               desc=f"{cfg.task.name if cfg.task.name != 'poly' else cfg.task.expr} {cfg.model.name}")
+    try:
+        while True:
+            # -- evaluate on the schedule (the resumed step was evaluated before its checkpoint)
+            if step in schedule and step != last_eval:
+                te = time.perf_counter()
+                train_loss, train_acc = evaluate(model, Xtr, ytr, chunk)
+                test_loss, test_acc = evaluate(model, exp.X_test, exp.y_test, chunk)
+                eval_s += time.perf_counter() - te
+                last_eval = step
+                last = {"step": step, "train/loss": train_loss, "train/acc": train_acc,
+                        "test/loss": test_loss, "test/acc": test_acc,
+                        "time/wall_s": round(time.perf_counter() - t0, 4)}
+                history.append(last)
+                if store is not None:
+                    store.append(last)
+                tracker.update(step, train_acc, test_acc)
+                bar.update(step - bar.n)
+                bar.set_postfix_str(f"train {train_acc:.3f} test {test_acc:.3f}", refresh=False)
+                if not (math.isfinite(train_loss) and math.isfinite(test_loss)):
+                    status = "diverged"
+                    break
+                if tracker.should_stop(step):
+                    status = "early_stop"
+                    break
+            if step >= cfg.steps:
+                status = "completed"
+                break
+            if store is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and step > start:
+                checkpoint(step)
+
+            # -- one optimizer step
+            idx = sampler.batch(step)
+            xb, yb = (Xtr, ytr) if idx is None else (Xtr[idx], ytr[idx])
+            loss = F.cross_entropy(model(xb), yb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            step += 1
+    except KeyboardInterrupt:
+        status = "interrupted"
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    summary = _summary(status, step, wall, eval_s, tracker, last, exp)
+    if store is not None:
+        if status in ("completed", "early_stop"):
+            checkpoint(step)  # the final state, for measures after the fact
+        store.write_summary(summary)
+        store.close()
+    if status == "interrupted":
+        raise KeyboardInterrupt
+    return RunResult(summary, history, store.path if store else None, model)

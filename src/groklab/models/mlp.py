@@ -1,0 +1,43 @@
+"""The MLPs of paper 000: eq. 1 reads raw operand values, eq. 2 reads learned token embeddings."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+ACTS = {"relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh, "silu": nn.SiLU}
+
+
+class MLP(nn.Module):
+    """x -> [E] -> W -> act -> (hidden -> act)* -> U -> logits over Z_p.
+
+    With `vocab` the input is a LongTensor of tokens [B, n_ctx] looked up in E (d_emb each,
+    concatenated); without it the input is the float vector of raw token values [B, n_ctx].
+    """
+
+    def __init__(self, p: int, n_ctx: int, vocab: int | None, d_emb: int = 128, d_hidden: int = 512,
+                 depth: int = 1, act: str = "relu", emb_init_std: float = 1.0, freeze_emb: bool = False):
+        super().__init__()
+        self.E = None
+        if vocab is not None:
+            self.E = nn.Embedding(vocab, d_emb)
+            nn.init.normal_(self.E.weight, std=emb_init_std)
+            self.E.weight.requires_grad_(not freeze_emb)
+        d_in = n_ctx * d_emb if vocab is not None else n_ctx
+        self.W = nn.Linear(d_in, d_hidden)  # "first layer" W of the bilinear pair (E, W)
+        self.hidden = nn.ModuleList(nn.Linear(d_hidden, d_hidden) for _ in range(depth - 1))
+        self.U = nn.Linear(d_hidden, p)
+        self.act = ACTS[act]()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.E(x).flatten(1) if self.E is not None else x
+        h = self.act(self.W(h))
+        for layer in self.hidden:
+            h = self.act(layer(h))
+        return self.U(h)
+
+    def blocks(self) -> dict[str, list[nn.Parameter]]:
+        """Parameter blocks by role: embedding E, first layer W, and the rest."""
+        E = [self.E.weight] if self.E is not None else []
+        W = list(self.W.parameters())
+        taken = {id(t) for t in E + W}
+        return {"E": E, "W": W, "rest": [t for t in self.parameters() if id(t) not in taken]}
