@@ -43,7 +43,7 @@ def cmd_train(args) -> int:
 def cmd_demo(args) -> int:
     from groklab.demo import run_demo
 
-    run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds)
+    run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac)
     return 0
 
 
@@ -62,8 +62,9 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="the core observation of paper 000 in a few minutes on a CPU")
     d.add_argument("--out", default="runs/demo", help="directory for the runs and the figure")
     d.add_argument("--p", type=int, default=47, help="modulus (default 47)")
-    d.add_argument("--steps", type=int, default=3000, help="max steps per run (default 3000)")
-    d.add_argument("--seeds", type=int, default=1, help="seeds per configuration (default 1)")
+    d.add_argument("--steps", type=int, default=6000, help="max steps per run (default 6000)")
+    d.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
+    d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
     d.set_defaults(func=cmd_demo)
     return ap
 

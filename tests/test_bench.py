@@ -1,0 +1,16 @@
+"""The benchmark script must keep running (its numbers are read by people, not asserted here)."""
+import json
+import runpy
+import sys
+from pathlib import Path
+
+
+def test_bench_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "bench.json"
+    monkeypatch.setattr(sys, "argv", ["bench.py", "--smoke", "--json", str(out)])
+    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench.py"))
+    assert bench["main"]() == 0
+    res = json.loads(out.read_text())
+    assert [r["batch"] for r in res["steps"]] == [64, "full"]
+    assert all(r["ratio"] > 0 for r in res["steps"]) and 0 <= res["eval"][0]["eval_share"] < 1
+    assert "ratio" in capsys.readouterr().out
