@@ -19,9 +19,14 @@ def test_mlp_without_embedding_fails_mul():
 
 
 def test_adam_lr_groks_sooner_than_adam():
+    """Median t_test over 3 seeds: one seed alone is noisy (measured seed 0: Adam 475, Adam-LR 1000;
+    seeds 1-2: Adam 550/475, Adam-LR 275/300)."""
+    import statistics
+
     t = {}
     for optim in ("adam", "adam_lr"):
-        s = train(make_config(SMALL + ["task=add", f"optim={optim}", "steps=3000"])).summary
-        assert s["t_test"] is not None, optim
-        t[optim] = s["t_test"]
-    assert t["adam_lr"] < t["adam"]
+        ts = [train(make_config(SMALL + ["task=add", f"optim={optim}", "steps=3000", f"seed={s}"])).summary["t_test"]
+              for s in range(3)]
+        assert None not in ts, (optim, ts)
+        t[optim] = statistics.median(ts)
+    assert t["adam_lr"] < t["adam"], t
