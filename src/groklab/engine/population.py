@@ -130,6 +130,36 @@ def batch_block(sampler, start: int, K: int) -> np.ndarray:
     return np.stack([np.asarray(sampler.batch(s).cpu()) for s in range(start, start + K)])
 
 
+class Batches:
+    """Each member's batch rows for a step, [M, B], made on the host one block of steps at a time.
+
+    The positions come from the members' own samplers (so they equal the solo runs'); one host-to-device
+    copy per block keeps the per-step work on the device, with no host sync.
+    """
+
+    def __init__(self, samplers: list, rows: torch.Tensor, steps: int, block_steps: int = 64):
+        self.samplers, self.rows, self.steps, self.K = samplers, rows, steps, block_steps  # rows: [M, n_max]
+        self.full = isinstance(samplers[0], FullSampler)
+        self.block, self.start = None, 0
+
+    def idx(self, step: int) -> torch.Tensor:
+        if self.full:
+            return self.rows
+        if self.block is None or not self.start <= step < self.start + len(self.block):
+            K = max(1, min(self.K, self.steps - step))
+            pos = np.stack([batch_block(s, step, K) for s in self.samplers], 1)  # [K, M, B]
+            self.block, self.start = torch.from_numpy(pos).to(self.rows.device, non_blocking=True), step
+        return self.rows.gather(1, self.block[step - self.start])
+
+
+def stacked_step(stack: StackedMLP, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> None:
+    """One optimizer step of every member on its batch of table rows idx [M, B]."""
+    loss = stack.loss(X[idx], y[idx])
+    stack.grad.zero_()
+    loss.backward()
+    stack.step()
+
+
 class _Member:
     """One member's run bookkeeping: store, tracker, schedule, last row."""
 
@@ -188,7 +218,7 @@ def _table_tensors(exp, device) -> tuple[torch.Tensor, torch.Tensor]:
     return X.to(device), table.y.to(device)
 
 
-def _train_stacked(cfgs: list[Config], outs: list, block_steps: int = 64) -> list[RunResult]:
+def _train_stacked(cfgs: list[Config], outs: list) -> list[RunResult]:
     check_stackable(cfgs)
     exps = [build(c) for c in cfgs]  # every member validated and built before anything is written
     device = exps[0].device
@@ -228,11 +258,11 @@ def _train_stacked(cfgs: list[Config], outs: list, block_steps: int = 64) -> lis
         masks[1, i, e.split.test] = True
     rows, masks = rows.to(device), masks.to(device)
     active = list(range(len(members)))  # member index of each stack row
-    rows_act, masks_act = rows, masks
+    masks_act = masks
+    batches = Batches([m.exp.sampler for m in members], rows, max(m.cfg.steps for m in members))
     union = set().union(*(m.schedule for m in members))
     chunk = max(1, 4 * cfgs[0].eval.chunk // len(members))
     t0, step = time.perf_counter(), start
-    block, block_start = None, None
 
     def evaluate() -> np.ndarray:
         """[len(active), 4]: train loss, train acc, test loss, test acc of every stacked member."""
@@ -303,20 +333,11 @@ def _train_stacked(cfgs: list[Config], outs: list, block_steps: int = 64) -> lis
                     break
                 stack.keep(keep)
                 sel = torch.tensor(active, device=device)
-                rows_act, masks_act, block = rows.index_select(0, sel), masks.index_select(1, sel), None
+                masks_act = masks.index_select(1, sel)
+                batches = Batches([members[k].exp.sampler for k in active], rows.index_select(0, sel),
+                                  max(members[k].cfg.steps for k in active))
             # -- one optimizer step for every active member
-            if cfgs[0].sampler == "full":
-                idx = rows_act
-            else:
-                if block is None or step - block_start >= len(block):
-                    K = max(1, min(block_steps, max(members[k].cfg.steps for k in active) - step))
-                    pos = np.stack([batch_block(members[k].exp.sampler, step, K) for k in active], 1)
-                    block, block_start = torch.from_numpy(pos).to(device, non_blocking=True), step
-                idx = rows_act.gather(1, block[step - block_start])
-            loss = stack.loss(X_all[idx], y_all[idx])
-            stack.grad.zero_()
-            loss.backward()
-            stack.step()
+            stacked_step(stack, X_all, y_all, batches.idx(step))
             step += 1
     except KeyboardInterrupt:
         for k in active:
