@@ -113,3 +113,24 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
     assert not (tmp_path / "x").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="packing"):
         train_population([a], packing="vmap")
+
+
+@pytest.mark.parametrize("optim", ["adam", "adamw"])
+def test_fused_adam_math_equals_the_eager_step(optim):
+    """The one-pass Adam that CUDA compiles, run eagerly here, against the step the CPU tests check."""
+    import torch
+    from groklab.engine.setup import build
+    from groklab.engine.stacked import StackedMLP, _adam_fused
+
+    cfgs = [make_config(tiny(dtype="float64", optim=f"{optim}_lr", seed=s, **{"optim.lr": 0.01 * (s + 1)}))
+            for s in range(3)]
+    models = [build(c).model for c in cfgs]
+    a, b = (StackedMLP(models, cfgs, torch.device("cpu")) for _ in range(2))
+    for _ in range(3):
+        g = torch.randn_like(a.theta)
+        a.grad.copy_(g)
+        a.step()
+        b.t_dev += 1
+        m, v = (b.state.setdefault(k, torch.zeros_like(b.theta)) for k in ("exp_avg", "exp_avg_sq"))
+        _adam_fused(b.theta, g, m, v, b.lr, b.lr_E, b.wd, b.t_dev, b.nE, *b.betas, b.eps, optim == "adamw")
+    assert torch.allclose(a.theta, b.theta, rtol=0, atol=1e-14)
