@@ -1,5 +1,6 @@
 """Tracking sinks: read back what TensorBoard and W&B (offline) received; off means no files at all."""
 import json
+import time
 
 import pytest
 
@@ -61,7 +62,11 @@ def test_wandb_offline_run_files(tmp_path, monkeypatch):
     res = train(make_config(tiny(**{"track.wandb": "true"})), out=out)
     runs = list((out / "wandb").glob("offline-run-*"))
     assert len(runs) == 1
-    rows = _wandb_history(next(runs[0].glob("*.wandb")))  # the offline log, `wandb sync` uploads it later
+    log, deadline = next(runs[0].glob("*.wandb")), time.time() + 30
+    rows = _wandb_history(log)  # the offline log, `wandb sync` uploads it later
+    while len(rows) < len(res.history) and time.time() < deadline:  # wandb-core flushes it asynchronously
+        time.sleep(0.2)
+        rows = _wandb_history(log)
     assert [r["_step"] for r in rows] == [r["step"] for r in res.history]
     assert [r["test/acc"] for r in rows] == pytest.approx([r["test/acc"] for r in res.history])
     assert [r["train/loss"] for r in rows] == pytest.approx([r["train/loss"] for r in res.history])
