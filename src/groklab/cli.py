@@ -47,6 +47,41 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from groklab.executors import Progress, run_units
+    from groklab.sweep import expand, load_sweep, plan
+
+    out = Path(args.out)
+    sweep = load_sweep(args.file)
+    runs = expand(sweep, out)  # every config validated before anything is written
+    units, done = plan(runs, args.packing, args.members)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sweep.yaml").write_text(Path(args.file).read_text())
+    print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {sum(map(len, units))} to run in "
+          f"{len(units)} population(s)) -> {out}", file=sys.stderr)
+    progress = Progress(len(runs), len(done), show=not args.quiet)
+    try:
+        results = run_units(units, args.packing, args.executor, args.workers, args.address, progress)
+    finally:
+        progress.close()
+    failed = [name for name, status in results if status.startswith("failed")]
+    print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done), "ran": len(results),
+                      "failed": failed}, indent=1))
+    return 1 if failed else 0
+
+
+def cmd_summarize(args) -> int:
+    from groklab.summarize import format_table, summarize
+
+    df = summarize(args.dir)
+    print(format_table(df))
+    if not df.empty:
+        csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
+        df.to_csv(csv, index=False)
+        print(f"written: {csv}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="groklab", description="A laboratory for grokking.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -66,6 +101,21 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
     d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
     d.set_defaults(func=cmd_demo)
+    w = sub.add_parser("sweep", help="run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
+                       description="Expand a sweep file, run it (finished runs are skipped, unfinished resumed).")
+    w.add_argument("file", help="sweep YAML: config, base, grid, seeds, seed_keys")
+    w.add_argument("--out", required=True, help="directory for the sweep's runs")
+    w.add_argument("--executor", default="inprocess", help="inprocess (default), process or ray")
+    w.add_argument("--workers", type=int, help="process pool size (default: CPU count)")
+    w.add_argument("--address", help="Ray cluster address (default: start a local Ray)")
+    w.add_argument("--packing", default="auto", help="auto (stacked on a GPU), sequential or stacked")
+    w.add_argument("--members", type=int, default=256, help="most members per stacked population")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=cmd_sweep)
+    m = sub.add_parser("summarize", help="statistics over seeds per grid point: groklab summarize runs/g")
+    m.add_argument("dir", help="a sweep directory (or any tree of runs)")
+    m.add_argument("--csv", help="where to write the CSV (default: DIR/summary.csv)")
+    m.set_defaults(func=cmd_summarize)
     return ap
 
 

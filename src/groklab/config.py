@@ -83,6 +83,12 @@ class StopConfig(Section):
     patience: int = Field(1000, ge=0)
 
 
+class TrackConfig(Section):
+    tensorboard: bool = False  # also write TensorBoard event files to <run>/tb (extra: track)
+    wandb: bool = False  # also log to Weights & Biases under <run>/wandb; WANDB_MODE=offline works offline
+    wandb_project: str = "groklab"
+
+
 class Config(Section):
     task: TaskConfig = TaskConfig()
     p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
@@ -101,6 +107,7 @@ class Config(Section):
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     dtype: Literal["float32", "float64"] = "float32"
     progress: bool = True  # live progress bar
+    track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
 
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")

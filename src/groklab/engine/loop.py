@@ -16,6 +16,7 @@ from groklab.config import Config, make_config, validate
 from groklab.engine.setup import Experiment, build
 from groklab.measures.curves import GrokTracker
 from groklab.store import RunStore
+from groklab.track import open_sinks
 
 
 @dataclass
@@ -100,6 +101,7 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
     else:
         store = None
 
+    sink = open_sinks(cfg, store.path, start) if store is not None else None  # None when tracking is off
     schedule = eval_schedule(cfg)
     history: list[dict] = []
     Xtr, ytr, chunk = exp.X_train, exp.y_train, cfg.eval.chunk
@@ -132,6 +134,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
                 history.append(last)
                 if store is not None:
                     store.append(last)
+                if sink is not None:
+                    sink.log(last)
                 tracker.update(step, train_acc, test_acc)
                 bar.update(step - bar.n)
                 bar.set_postfix_str(f"train {train_acc:.3f} test {test_acc:.3f}", refresh=False)
@@ -166,6 +170,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             checkpoint(step)  # the final state, for measures after the fact
         store.write_summary(summary)
         store.close()
+    if sink is not None:
+        sink.close()
     if status == "interrupted":
         raise KeyboardInterrupt
     return RunResult(summary, history, store.path if store else None, model)

@@ -13,6 +13,7 @@ from groklab.data.sampling import make_sampler
 from groklab.errors import ConfigError
 from groklab.models import build_model
 from groklab.optim import build_optimizer
+from groklab.track import check_sinks
 
 
 @dataclass
@@ -47,6 +48,7 @@ def check(cfg: Config) -> None:
         raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
     if s.name in ("square", "strip") and s.test_reserve is not None:
         raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+    check_sinks(cfg)
 
 
 def build(cfg: Config) -> Experiment:

@@ -1,0 +1,14 @@
+"""The population benchmark must keep running (its numbers are read by people, not asserted here)."""
+import json
+import runpy
+from pathlib import Path
+
+
+def test_bench_population_smoke(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench_population.py"))
+    assert bench["main"](["--smoke", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["batch"], r["M"]) for r in rows] == [(16, 1), (16, 4)]
+    assert all(r["stacked_steps_per_s"] > 0 and r["one_by_one_steps_per_s"] > 0 for r in rows)
+    assert "speedup" in capsys.readouterr().out

@@ -1,0 +1,136 @@
+"""Population engine: every member equals its solo run, whatever the packing."""
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from groklab import ConfigError, make_config, train
+from groklab.data.sampling import make_sampler
+from groklab.engine.population import batch_block, train_population
+from conftest import tiny
+
+KEYS = ("train/loss", "train/acc", "test/loss", "test/acc")
+
+
+def _members(**shared):
+    """Four members differing in seed, split seed and size, lr, weight decay and Adam-LR c."""
+    per = [dict(seed=0), dict(seed=1, **{"split.seed": 3}), dict(seed=2, **{"optim.lr": 0.01, "optim": "adam_lr"}),
+           dict(seed=3, **{"optim.weight_decay": 0.1, "split.frac_train": 0.5, "optim.c": 3})]
+    return [make_config(tiny(**{"steps": 40, "eval.every": 5, **shared, **kw})) for kw in per]
+
+
+def _assert_close(stacked, solo, rtol):
+    assert [r["step"] for r in stacked.history] == [r["step"] for r in solo.history]
+    for a, b in zip(stacked.history, solo.history):
+        for k in KEYS:
+            assert a[k] == pytest.approx(b[k], rel=rtol, abs=rtol), (a["step"], k)
+    for k in ("status", "steps", "t_train", "t_test", "gap", "n_train", "n_test"):
+        assert stacked.summary[k] == solo.summary[k], k
+
+
+@pytest.mark.parametrize("optim", ["adam", "adamw", "sgd"])
+def test_stacked_members_equal_solo_runs_float64(optim):
+    cfgs = _members(dtype="float64", **{"optim.lr": 0.05 if optim == "sgd" else 0.003})
+    cfgs = [c.model_copy(update={"optim": c.optim.model_copy(update={"name": optim + c.optim.name[4:]})})
+            for c in cfgs]
+    for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+        _assert_close(res, train(cfg), 1e-9)
+
+
+def test_stacked_float32_raw_mlp_and_depth():
+    cfgs = [make_config(tiny(steps=30, seed=s, model="mlp", **{"optim.lr": 0.01})) for s in (0, 1)]
+    for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+        _assert_close(res, train(cfg), 1e-4)
+    cfgs = [make_config(tiny(steps=30, seed=s, **{"model.depth": 2})) for s in (0, 1)]
+    for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+        _assert_close(res, train(cfg), 1e-4)
+
+
+def test_stacked_members_stop_on_their_own(tmp_path):
+    """Different steps and early stopping: a finished member leaves the stack, the others go on."""
+    cfgs = [make_config(tiny(steps=s, p=7, seed=i, **{"split.frac_train": 0.5, "eval.every": 5,
+                                                      "stop.patience": 10, "stop.target": t}))
+            for i, (s, t) in enumerate([(60, 0.0), (25, 0.99), (60, 0.99)])]
+    res = train_population(cfgs, [tmp_path / f"m{i}" for i in range(3)], packing="stacked")
+    for i, (r, cfg) in enumerate(zip(res, cfgs)):
+        solo = train(cfg, out=tmp_path / f"solo{i}")
+        _assert_close(r, solo, 1e-4)
+        rows = [json.loads(x) for x in open(tmp_path / f"m{i}" / "metrics.jsonl")]
+        assert [x["step"] for x in rows] == [x["step"] for x in solo.history]
+    assert res[0].summary["status"] == "early_stop" and res[0].summary["steps"] == 10
+
+
+def test_stacked_checkpoint_is_a_solo_checkpoint(tmp_path):
+    """Resume a stacked member with the solo loop, and a stacked population from its checkpoints."""
+    cfgs = _members(steps=40, checkpoint_every=20)
+    outs = [tmp_path / f"m{i}" for i in range(4)]
+    train_population(cfgs, outs, packing="stacked")
+    shutil.copytree(outs[2], tmp_path / "copy")
+    solo_resumed = train(resume=tmp_path / "copy", steps=60)
+    ref = train(cfgs[2].model_copy(update={"steps": 60}))
+    assert [r["step"] for r in solo_resumed.history] == [45, 50, 55, 60]
+    for a, b in zip(solo_resumed.history, ref.history[-4:]):
+        assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-4) and a["test/acc"] == b["test/acc"]
+    # the stacked population resumes from the members' checkpoints (all at step 40) to step 60
+    longer = [c.model_copy(update={"steps": 60}) for c in cfgs]
+    for o, c in zip(outs, longer):
+        (o / "summary.json").unlink()
+        (o / "config.yaml").write_text(__import__("yaml").safe_dump(c.to_dict(), sort_keys=False))
+    again = train_population(longer, outs, packing="stacked")
+    for r, c in zip(again, longer):
+        rows = [json.loads(x) for x in open(r.path / "metrics.jsonl")]
+        solo = train(c)
+        assert [x["step"] for x in rows] == [x["step"] for x in solo.history]
+        for a, b in zip(rows, solo.history):
+            assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-4)
+
+
+def test_sequential_packing_is_exactly_solo(tmp_path):
+    cfgs = _members()
+    strip = lambda h: [{k: v for k, v in r.items() if k != "time/wall_s"} for r in h]  # noqa: E731
+    for res, cfg in zip(train_population(cfgs, packing="sequential"), cfgs):
+        assert strip(res.history) == strip(train(cfg).history)
+
+
+def test_batch_block_equals_the_sampler():
+    for name in ("epoch", "replacement"):
+        s = make_sampler(name, 37, 16, seed=5)
+        for start, K in ((0, 10), (3, 300), (250, 20)):
+            ref = np.stack([s.batch(t).numpy() for t in range(start, start + K)])
+            assert (batch_block(s, start, K) == ref).all()
+
+
+def test_stacked_refuses_what_it_cannot_do(tmp_path):
+    a, b = make_config(tiny()), make_config(tiny(**{"model.d_hidden": 16}))
+    with pytest.raises(ConfigError, match="model.d_hidden.*must share"):
+        train_population([a, b], packing="stacked")
+    with pytest.raises(ConfigError, match="optim.name"):
+        train_population([a, make_config(tiny(optim="sgd"))], packing="stacked")
+    full = [make_config(tiny(sampler="full", **{"split.frac_train": f})) for f in (0.3, 0.5)]
+    with pytest.raises(ConfigError, match="sampler"):
+        train_population(full, [tmp_path / "x", tmp_path / "y"], packing="stacked")
+    assert not (tmp_path / "x").exists()  # refused before anything was written
+    with pytest.raises(ConfigError, match="packing"):
+        train_population([a], packing="vmap")
+
+
+@pytest.mark.parametrize("optim", ["adam", "adamw"])
+def test_fused_adam_math_equals_the_eager_step(optim):
+    """The one-pass Adam that CUDA compiles, run eagerly here, against the step the CPU tests check."""
+    import torch
+    from groklab.engine.setup import build
+    from groklab.engine.stacked import StackedMLP, _adam_fused
+
+    cfgs = [make_config(tiny(dtype="float64", optim=f"{optim}_lr", seed=s, **{"optim.lr": 0.01 * (s + 1)}))
+            for s in range(3)]
+    models = [build(c).model for c in cfgs]
+    a, b = (StackedMLP(models, cfgs, torch.device("cpu")) for _ in range(2))
+    for _ in range(3):
+        g = torch.randn_like(a.theta)
+        a.grad.copy_(g)
+        a.step()
+        b.t_dev += 1
+        m, v = (b.state.setdefault(k, torch.zeros_like(b.theta)) for k in ("exp_avg", "exp_avg_sq"))
+        _adam_fused(b.theta, g, m, v, b.lr, b.lr_E, b.wd, b.t_dev, b.nE, *b.betas, b.eps, optim == "adamw")
+    assert torch.allclose(a.theta, b.theta, rtol=0, atol=1e-14)

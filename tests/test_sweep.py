@@ -1,0 +1,128 @@
+"""Sweeps: expansion, grouping, interruption and resume, executors agree, statistics over seeds."""
+import json
+import math
+import statistics
+
+import pytest
+import yaml
+
+from groklab import ConfigError, make_config
+from groklab.cli import main
+from groklab.data.sampling import EpochSampler
+from groklab.store import read_metrics
+from groklab.summarize import format_table, summarize
+from groklab.sweep import expand, load_sweep, plan
+
+BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
+        "eval.every": 10, "eval.log_points": 0, "checkpoint_every": 10}
+
+
+def _sweep(tmp_path, grid=None, seeds=2, **extra):
+    f = tmp_path / "sweep.yaml"
+    f.write_text(yaml.safe_dump({"base": BASE, "grid": grid or {"optim": ["adam", "adam_lr"]}, "seeds": seeds, **extra}))
+    return f
+
+
+def _rows(path):
+    return [{k: v for k, v in r.items() if k != "time/wall_s"} for r in read_metrics(path)]
+
+
+def test_expansion_counts_and_names(tmp_path):
+    f = _sweep(tmp_path, {"optim": ["adam", "adamw", "sgd"], "optim.lr": [0.001, 0.01]}, seeds=[3, 4],
+               seed_keys=["seed", "split.seed"])
+    runs = expand(load_sweep(f), tmp_path / "out")
+    assert len(runs) == 3 * 2 * 2 and len({r.out for r in runs}) == 12
+    assert runs[0].name == "optim=adam,optim.lr=0.001/seed=3"
+    assert runs[0].cfg.seed == 3 and runs[0].cfg.split.seed == 3 and runs[-1].cfg.optim.name == "sgd"
+    assert [r.name for r in expand(load_sweep(f), tmp_path / "o2")] == [r.name for r in runs]  # deterministic
+    units, done = plan(runs, "sequential")
+    assert len(units) == 12 and not done
+    units, _ = plan(runs, "stacked", members=3)  # grouped by optimizer (not by lr or seed), at most 3 each
+    assert sorted(len(u) for u in units) == [1, 1, 1, 3, 3, 3]
+    assert all(len({u_r.cfg.optim.base for u_r in u}) == 1 for u in units)
+
+
+def test_bad_sweep_files(tmp_path):
+    with pytest.raises(ConfigError, match="grid"):
+        load_sweep(_sweep(tmp_path, {"optim": "adam"}))
+    with pytest.raises(ConfigError, match="optim.lr"):
+        expand(load_sweep(_sweep(tmp_path, {"optim.lr": [-1]})), tmp_path)
+    f = tmp_path / "s.yaml"
+    f.write_text("grid: {seed: [1]}\nrepeat: 3\n")
+    with pytest.raises(ConfigError, match="repeat"):
+        load_sweep(f)
+
+
+def test_interrupted_sweep_resumes_without_duplicates(tmp_path, monkeypatch, capsys):
+    f = _sweep(tmp_path)
+    assert main(["sweep", str(f), "--out", str(tmp_path / "ref"), "--quiet"]) == 0
+    original, calls = EpochSampler.batch, {"n": 0}
+
+    def boom(self, step):  # Ctrl-C in the middle of the third run, after its checkpoint at step 10
+        calls["n"] += 1
+        if calls["n"] == 2 * 30 + 15:
+            raise KeyboardInterrupt
+        return original(self, step)
+
+    monkeypatch.setattr(EpochSampler, "batch", boom)
+    assert main(["sweep", str(f), "--out", str(tmp_path / "cut"), "--quiet"]) == 130
+    monkeypatch.setattr(EpochSampler, "batch", original)
+    states = [r.state for r in expand(load_sweep(f), tmp_path / "cut")]
+    assert states == ["done", "done", "resume", "fresh"]
+    capsys.readouterr()
+    assert main(["sweep", str(f), "--out", str(tmp_path / "cut"), "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == 2
+    for r in expand(load_sweep(f), tmp_path / "ref"):
+        cut = tmp_path / "cut" / r.out.relative_to(tmp_path / "ref")
+        assert _rows(cut) == _rows(r.out) and [x["step"] for x in _rows(cut)] == [0, 10, 20, 30]
+
+
+def test_process_executor_equals_inprocess(tmp_path, capsys):
+    f = _sweep(tmp_path, seeds=1)
+    assert main(["sweep", str(f), "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    assert main(["sweep", str(f), "--out", str(tmp_path / "b"), "--quiet", "--executor", "process",
+                 "--workers", "2"]) == 0
+    for r in expand(load_sweep(f), tmp_path / "a"):
+        assert _rows(r.out) == _rows(tmp_path / "b" / r.out.relative_to(tmp_path / "a"))
+
+
+def test_ray_executor_equals_inprocess(tmp_path):
+    ray = pytest.importorskip("ray")
+    f = _sweep(tmp_path, seeds=1)
+    assert main(["sweep", str(f), "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert main(["sweep", str(f), "--out", str(tmp_path / "r"), "--quiet", "--executor", "ray"]) == 0
+    finally:
+        ray.shutdown()
+    for r in expand(load_sweep(f), tmp_path / "a"):
+        assert _rows(r.out) == _rows(tmp_path / "r" / r.out.relative_to(tmp_path / "a"))
+
+
+def test_summarize_a_synthetic_store(tmp_path, capsys):
+    """Hand-written summaries: the statistics must equal the ones computed here from the same numbers."""
+    data = {"adam": [(100, 900, 0.99), (120, None, 0.5), (80, 700, 1.0)],
+            "adam_lr": [(50, 150, 1.0), (60, 210, 0.995)]}
+    for opt, seeds in data.items():
+        for seed, (t_train, t_test, acc) in enumerate(seeds):
+            run = tmp_path / opt / f"seed={seed}"
+            run.mkdir(parents=True)
+            cfg = make_config([f"optim={opt}", f"seed={seed}", f"progress={seed % 2 == 0}"]).to_dict()
+            (run / "config.yaml").write_text(yaml.safe_dump(cfg))
+            gap = None if t_test is None else t_test - t_train
+            (run / "summary.json").write_text(json.dumps({
+                "status": "completed", "t_train": t_train, "t_test": t_test, "gap": gap,
+                "final/train_acc": 1.0, "final/test_acc": acc}))
+    df = summarize(tmp_path).set_index("point")
+    assert list(df.index) == ["optim.name=adam", "optim.name=adam_lr"]
+    a = df.loc["optim.name=adam"]
+    assert a["n"] == 3 and a["success"] == pytest.approx(2 / 3)
+    assert a["t_test_mean"] == 800 and a["t_test_std"] == pytest.approx(math.sqrt(2) * 100)
+    assert a["t_train_median"] == 100 and a["gap_mean"] == (800 + 620) / 2
+    assert a["final/test_acc_std"] == pytest.approx(statistics.stdev([0.99, 0.5, 1.0]))
+    b = df.loc["optim.name=adam_lr"]
+    assert b["success"] == 1 and b["t_test_median"] == 180 and b["final/test_acc_mean"] == pytest.approx(0.9975)
+    assert main(["summarize", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "800 ± 141 (800)" in out and (tmp_path / "summary.csv").is_file()
+    assert "optim.name=adam_lr" in format_table(summarize(tmp_path))
