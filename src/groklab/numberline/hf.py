@@ -117,8 +117,9 @@ def encode(tokenizer, numerals: list[str], template: str) -> Encoded:
         else:  # fallback for slow tokenizers (no offsets)
             full = list(tokenizer(text)["input_ids"])
             upto = _strip_special(tokenizer, list(tokenizer(pre + s)["input_ids"]))
-            n_pre = len(_strip_special(tokenizer, list(tokenizer(pre)["input_ids"])))
-            if full[:len(upto)] != upto or len(upto) <= n_pre:
+            before = _strip_special(tokenizer, list(tokenizer(pre)["input_ids"]))
+            n_pre = next((i for i, (a, b) in enumerate(zip(before, upto)) if a != b), min(len(before), len(upto)))
+            if full[:len(upto)] != upto or len(upto) <= n_pre:  # (a space before {n} may merge into the numeral)
                 raise ConfigError("template", template, f"numeral {s!r} does not end on a token boundary")
             ids.append(full)
             pos.append(len(upto) - 1)
