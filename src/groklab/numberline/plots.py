@@ -28,6 +28,8 @@ def plot_layers(rows: list[dict], path: str | Path, title: str = "") -> Path:
         axes[1].errorbar(xs, beta, yerr=err, fmt="o-", color=col, capsize=2, label=method)
         axes[2].plot(xs, [r["r2_log"] for r in rs], "o-", color=col, label=f"{method}: log")
         axes[2].plot(xs, [r["r2_lin"] for r in rs], "s--", color=col, mfc="none", label=f"{method}: linear")
+    lo, hi = axes[1].get_ylim()
+    axes[1].set_ylim(max(lo, -1.5), min(hi, 2.5))  # a flat layer's beta hits its bounds with a huge CI
     axes[1].axhline(1, color="gray", lw=0.8, ls=":")
     axes[1].axhline(0, color="gray", lw=0.8, ls="--")
     for ax, name in zip(axes, ("Spearman rho(z, n)", "beta in z = a + b n^beta (1 linear, 0 log)",
