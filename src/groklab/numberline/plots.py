@@ -46,7 +46,7 @@ def plot_layers(rows: list[dict], path: str | Path, title: str = "") -> Path:
 
 
 def plot_scatter(Z: dict, n: np.ndarray, layers: list, path: str | Path, title: str = "") -> Path:
-    """Z[layer][method] ([N, dims]) against n for the chosen layers: 1-D with the log and beta fits, 2-D coloured by log n."""
+    """Z[layer][method] ([N, dims]) against n: 1-D with the log and linear fits, 2-D coloured by log n."""
     methods = list(next(iter(Z.values())))
     fig, axes = plt.subplots(len(layers), len(methods), figsize=(4.4 * len(methods), 3.4 * len(layers)),
                              squeeze=False)

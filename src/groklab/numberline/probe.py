@@ -72,6 +72,7 @@ class LineStats:
     r2_lin: float  # R^2 of z ~ a + b*x
     prefer: str  # "log" or "linear": the better of the two two-parameter fits
     ci: str  # "wald" or "bootstrap"
+    at_bound: bool = False  # beta stopped at BETA_BOUNDS: no curve fits (a flat or noisy z); ignore beta
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -120,7 +121,9 @@ def line_stats(z: np.ndarray, n: np.ndarray, bootstrap: int = 0, seed: int = 0) 
         se = float(np.sqrt(cov[2, 2])) if np.isfinite(cov[2, 2]) else nan
         t = stats.t.ppf(0.975, max(len(z) - 3, 1))
         lo, hi, ci = beta - t * se, beta + t * se, "wald"
-    return LineStats(rho, beta, float(lo), float(hi), se, r2_pow, r2_log, r2_lin, _prefer(r2_log, r2_lin), ci)
+    at_bound = min(abs(beta - BETA_BOUNDS[0]), abs(beta - BETA_BOUNDS[1])) < 1e-6
+    return LineStats(rho, beta, float(lo), float(hi), se, r2_pow, r2_log, r2_lin, _prefer(r2_log, r2_lin), ci,
+                     at_bound)
 
 
 def _prefer(r2_log: float, r2_lin: float) -> str:
