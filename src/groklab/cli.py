@@ -1,4 +1,4 @@
-"""Command line: `groklab train key=value ...`, `groklab demo`. Bad input: one line on stderr, exit 2."""
+"""Command line: `groklab train key=value ...`, `groklab demo`, `groklab numberline`. Bad input: exit 2."""
 from __future__ import annotations
 
 import argparse
@@ -82,6 +82,48 @@ def cmd_summarize(args) -> int:
     return 0
 
 
+def cmd_numberline(args) -> int:
+    from groklab.numberline import make_spec, run_numberline
+
+    methods = {"both": ["pca", "pls"], "pca": ["pca"], "pls": ["pls"]}[args.method]
+    spec = make_spec(model=args.model, run=args.run, numbers=args.numbers, template=args.template,
+                     layers=args.layers, methods=methods, dims=args.dims, folds=args.folds,
+                     pls_target=args.pls_target, bootstrap=args.bootstrap, scatter=args.scatter,
+                     intervene=args.intervene, alpha=args.alpha, batch_size=args.batch_size,
+                     device=args.device, dtype=args.dtype, seed=args.seed)
+    meta = run_numberline(spec, args.out)
+    best = max((r for r in meta["layers"] if r["component"] == 1), key=lambda r: r["rho"] or -1)
+    print(json.dumps({"out": args.out, "wall_s": meta["wall_s"], "best_rho_layer": best}, indent=1))
+    return 0
+
+
+def _numberline_parser(sub) -> None:
+    nl = sub.add_parser("numberline", help="number-line probe of an LLM's numerals or a run's embeddings",
+                        description="Project numeral hidden states to 1-D/2-D (PCA, out-of-fold PLS) per layer; "
+                                    "report Spearman rho, beta of z = a + b n^beta with a 95%% CI, R^2 log vs "
+                                    "linear. Models are read from a local directory only.")
+    src = nl.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", help="local Hugging Face model directory (needs groklab[llm])")
+    src.add_argument("--run", help="groklab run directory: analyse its operand embeddings 0..p-1")
+    nl.add_argument("--out", required=True, help="output directory (new or empty)")
+    nl.add_argument("--numbers", help="1:1000 | 0:100:5 | log:1:1e6:200 | 3,17,42 | @file (default 1:1000)")
+    nl.add_argument("--template", default="{n}", help="text around each numeral, with {n} once")
+    nl.add_argument("--layers", default="all", help="all | comma-separated indices (0 = embeddings, -1 = last)")
+    nl.add_argument("--method", choices=["pca", "pls", "both"], default="both")
+    nl.add_argument("--dims", type=int, default=1, help="1 or 2 projection dimensions")
+    nl.add_argument("--folds", type=int, default=5, help="out-of-fold PLS folds (0: in-sample)")
+    nl.add_argument("--pls-target", default="n", help="PLS regresses on n or log (default n)")
+    nl.add_argument("--bootstrap", type=int, default=0, help="beta CI by B bootstrap resamples (default: Wald)")
+    nl.add_argument("--scatter", help="layers for the projection scatter (default: first, middle, last)")
+    nl.add_argument("--intervene", type=int, metavar="LAYER", help="steer block LAYER's input along the line")
+    nl.add_argument("--alpha", type=float, default=4.0, help="steering strength (unit direction; default 4)")
+    nl.add_argument("--batch-size", type=int, default=16)
+    nl.add_argument("--device", default="cpu", help="cpu | cuda | auto")
+    nl.add_argument("--dtype", default="float32", help="float32 | bfloat16 | float16")
+    nl.add_argument("--seed", type=int, default=0)
+    nl.set_defaults(func=cmd_numberline)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="groklab", description="A laboratory for grokking.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -116,6 +158,7 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("dir", help="a sweep directory (or any tree of runs)")
     m.add_argument("--csv", help="where to write the CSV (default: DIR/summary.csv)")
     m.set_defaults(func=cmd_summarize)
+    _numberline_parser(sub)
     return ap
 
 

@@ -1,0 +1,157 @@
+"""One number-line analysis: validate, load (HF model or groklab run), extract, analyse, write CSV/JSON/figures."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from groklab.errors import ConfigError
+from groklab.numberline.fourier import fourier_geometry, is_consecutive
+from groklab.numberline.numbers import numeral, parse_numbers
+from groklab.numberline.probe import direction, layer_rows
+from groklab.numberline.spec import NumberlineSpec, check_out, parse_layers
+
+
+def run_embedding(run_dir: str | Path) -> tuple[np.ndarray, int]:
+    """Operand embeddings E[0..p-1] [p, d_emb] of a groklab run's checkpoint, and p."""
+    from groklab.store import CKPT, RunStore, is_run
+
+    if not is_run(run_dir):
+        raise ConfigError("run", str(run_dir), "not a groklab run directory (no config.yaml)")
+    cfg = RunStore.open(run_dir).config()
+    if cfg.get("model", {}).get("name") != "mlp_emb":
+        raise ConfigError("run", str(run_dir), f"model={cfg.get('model', {}).get('name')!r} has no token "
+                                               "embedding; needs model=mlp_emb")
+    path = Path(run_dir) / CKPT
+    if not path.is_file():
+        raise ConfigError("run", str(run_dir), f"has no checkpoint ({CKPT})")
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)["model"]
+    except Exception as err:  # torch raises many types for a damaged file
+        raise ConfigError("run", str(path), f"checkpoint is unreadable ({type(err).__name__})") from None
+    p = int(cfg["p"])
+    return state["E.weight"][:p].double().numpy(), p
+
+
+def analyze(H: dict, n: np.ndarray, spec: NumberlineSpec) -> tuple[list[dict], dict, dict]:
+    """Statistics rows, oriented projections Z[layer][method] and Fourier geometry per layer."""
+    rows, Z, geo = [], {}, {}
+    consecutive = is_consecutive(n)
+    for layer, X in H.items():
+        r, Z[layer] = layer_rows(X, n, layer, spec.methods, spec.dims, spec.folds, spec.pls_target,
+                                 spec.bootstrap, spec.seed)
+        if consecutive:
+            g = fourier_geometry(X)
+            geo[layer] = g
+            for row in r:
+                row.update(circularity=g["circularity"], fourier_top2=g["fourier_top"])
+        rows += r
+    return rows, Z, geo
+
+
+def _scatter_layers(spec: NumberlineSpec, layers: list, n_layers: int | None) -> list:
+    if n_layers is None:
+        return layers
+    if spec.scatter:
+        return parse_layers(spec.scatter, n_layers)
+    return list(dict.fromkeys([layers[0], layers[len(layers) // 2], layers[-1]]))
+
+
+def _clean(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (np.floating, np.integer)):
+        return _clean(x.item())
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
+    """Everything is validated and loaded before the first file is written to `out`."""
+    from groklab.engine.setup import resolve_device
+
+    out = check_out(out)
+    t0 = time.perf_counter()
+    meta: dict = {"spec": spec.model_dump()}
+    lm = enc = None
+    if spec.run is not None:
+        E, p = run_embedding(spec.run)
+        n = np.arange(p, dtype=np.float64)
+        H, layers, n_layers = {"E": E}, ["E"], None
+        meta["source"] = {"run": str(spec.run), "p": p, "d_emb": E.shape[1]}
+    else:
+        from groklab.numberline import hf
+
+        hf.check_model_dir(spec.model)
+        n = parse_numbers(spec.numbers or "1:1000")
+        hf.split_template(spec.template)
+        lm = hf.load(spec.model, resolve_device(spec.device), spec.dtype)
+        n_layers = lm.n_layers
+        layers = parse_layers(spec.layers, n_layers)
+        if spec.intervene is not None:
+            if not lm.causal:
+                raise ConfigError("intervene", spec.intervene, "needs a causal LM (*ForCausalLM / *LMHeadModel)")
+            if not 0 <= spec.intervene < n_layers:
+                raise ConfigError("intervene", spec.intervene, f"must be a block input, 0..{n_layers - 1}")
+        if spec.scatter:
+            parse_layers(spec.scatter, n_layers)
+        enc = hf.encode(lm.tokenizer, [numeral(x) for x in n], spec.template)
+        extra = [spec.intervene] if spec.intervene is not None and spec.intervene not in layers else []
+        H = hf.hidden_states(lm, enc, layers + extra, spec.batch_size)
+        H_int = H.pop(extra[0]) if extra else None
+        meta["source"] = {"model": str(spec.model), "class": type(lm.model).__name__, "n_layers": n_layers,
+                          "d_model": int(next(iter(H.values())).shape[1]), "causal": lm.causal}
+        meta["tokenization"] = {"mean_subtokens": float(enc.n_sub.mean()), "max_subtokens": int(enc.n_sub.max()),
+                                "frac_clean_boundary": float(enc.clean.mean())}
+    rows, Z, geo = analyze(H, n, spec)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_csv(out / "results.csv", [_clean(r) for r in rows])
+    with open(out / "projections.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["layer", "method", "n"] + [f"z{j + 1}" for j in range(spec.dims)])
+        for layer, by_method in Z.items():
+            for method, z in by_method.items():
+                for i, x in enumerate(n):
+                    w.writerow([layer, method, numeral(x), *(f"{v:.6g}" for v in z[i])])
+    meta["numbers"] = {"count": len(n), "min": float(n.min()), "max": float(n.max())}
+    meta["layers"] = rows
+    if geo:
+        meta["fourier"] = {str(k): {"top_freqs": g["top_freqs"], "fourier_top2": g["fourier_top"],
+                                    "circularity": g["circularity"]} for k, g in geo.items()}
+    from groklab.numberline.plots import plot_layers, plot_scatter
+
+    title = Path(spec.model or spec.run).name
+    plot_layers(rows, out / "layers.png", title=title)
+    plot_scatter(Z, n, _scatter_layers(spec, layers, n_layers), out / "scatter.png", title=title)
+    if spec.intervene is not None:
+        from groklab.numberline.intervene import steer, summarize
+
+        X = H[spec.intervene] if H_int is None else H_int
+        u = direction(X, n, "pls" if "pls" in spec.methods else "pca", spec.pls_target)
+        a = spec.alpha
+        irows = steer(lm, enc, spec.intervene, u, [-a, 0.0, a], spec.batch_size)
+        for r in irows:
+            r["n"] = numeral(n[r["row"]])
+        _write_csv(out / "intervention.csv", irows)
+        meta["intervention"] = {"layer": spec.intervene, **summarize(irows, n, a),
+                                "sd_along_u": float(((X - X.mean(0)) @ u).std())}
+    meta["wall_s"] = round(time.perf_counter() - t0, 3)
+    (out / "results.json").write_text(json.dumps(_clean(meta), indent=1))
+    return meta
