@@ -23,6 +23,11 @@ from torch import nn
 from groklab import make_config, train
 
 
+def _sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
 class RefBlock(nn.Module):
     def __init__(self, d: int, heads: int):
         super().__init__()
@@ -32,7 +37,7 @@ class RefBlock(nn.Module):
 
     def forward(self, x):
         T = x.shape[1]
-        mask = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+        mask = torch.triu(torch.full((T, T), float("-inf"), device=x.device), diagonal=1)
         a, _ = self.attn(x, x, x, attn_mask=mask, need_weights=False)
         x = self.ln1(x + a)
         return self.ln2(x + self.mlp(x))
@@ -46,38 +51,41 @@ class RefTransformer(nn.Module):
         self.out = nn.Linear(d, p)
 
     def forward(self, x):
-        h = self.tok(x) + self.pos(torch.arange(x.shape[1]))
+        h = self.tok(x) + self.pos(torch.arange(x.shape[1], device=x.device))
         return self.out(self.body(h)[:, -1])
 
 
-def reference_ms(p: int, B: int, steps: int, d: int, layers: int, frac: float = 0.3, seed: int = 0) -> float:
+def reference_ms(p: int, B: int, steps: int, d: int, layers: int, device: str = "cpu", frac: float = 0.3,
+                 seed: int = 0) -> float:
     a = torch.arange(p).repeat_interleave(p)
     b = torch.arange(p).repeat(p)
     X = torch.stack([a, torch.full_like(a, p), b, torch.full_like(a, p + 1)], 1)
     y = (a + b) % p
     g = torch.Generator().manual_seed(seed)
     idx = torch.randperm(p * p, generator=g)[: round(frac * p * p)]
-    Xtr, ytr = X[idx], y[idx]
+    Xtr, ytr = X[idx].to(device), y[idx].to(device)
     torch.manual_seed(seed)
-    model = RefTransformer(p, p + 2, 4, d, 4, layers)
+    model = RefTransformer(p, p + 2, 4, d, 4, layers).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1.0, fused=True)
-    n, perm, pos = len(ytr), torch.randperm(len(ytr), generator=g), 0
+    n, perm, pos = len(ytr), torch.randperm(len(ytr), generator=g).to(device), 0
+    _sync(device)
     t0 = time.perf_counter()
     for _ in range(steps):
         if pos + B > n:
-            perm, pos = torch.randperm(n, generator=g), 0
+            perm, pos = torch.randperm(n, generator=g).to(device), 0
         i = perm[pos:pos + B]
         pos += B
         loss = F.cross_entropy(model(Xtr[i]), ytr[i])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+    _sync(device)
     return (time.perf_counter() - t0) / steps * 1e3
 
 
-def groklab_ms(p: int, B: int, steps: int, d: int, layers: int, norm: str = "post") -> float:
+def groklab_ms(p: int, B: int, steps: int, d: int, layers: int, device: str = "cpu") -> float:
     cfg = make_config([f"p={p}", "task=add", "model=transformer", f"model.d_emb={d}", f"model.d_hidden={4 * d}",
-                       f"model.depth={layers}", f"model.norm={norm}", "optim=adamw", "optim.weight_decay=1",
+                       f"model.depth={layers}", f"device={device}", "optim=adamw", "optim.weight_decay=1",
                        f"steps={steps}", f"batch_size={B}", f"eval.every={steps}", "eval.log_points=0",
                        "progress=false", "stop.early=false"])
     s = train(cfg).summary
@@ -89,21 +97,23 @@ def main(argv=None) -> int:
     ap.add_argument("--p", type=int, default=97)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
     p, repeats, steps, B, d = (11, 1, 3, 32, 16) if args.smoke else (args.p, args.repeats, args.steps, 512, 128)
     layers = 2
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, p={p}, batch {B}, d_model {d}, "
+    print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} threads, p={p}, batch {B}, d_model {d}, "
           f"{layers} layers, median of {repeats}")
-    groklab_ms(p, B, max(steps // 5, 2), d, layers)  # warm-up
-    reference_ms(p, B, max(steps // 5, 2), d, layers)
+    dev = args.device
+    groklab_ms(p, B, max(steps // 5, 2), d, layers, dev)  # warm-up
+    reference_ms(p, B, max(steps // 5, 2), d, layers, dev)
     ref, ours = [], []
     for _ in range(repeats):
-        ref.append(reference_ms(p, B, steps, d, layers))
-        ours.append(groklab_ms(p, B, steps, d, layers))
+        ref.append(reference_ms(p, B, steps, d, layers, dev))
+        ours.append(groklab_ms(p, B, steps, d, layers, dev))
     r, o = statistics.median(ref), statistics.median(ours)
-    res = {"batch": B, "d_model": d, "layers": layers, "ref_ms": round(r, 3), "groklab_ms": round(o, 3),
+    res = {"device": dev, "batch": B, "d_model": d, "layers": layers, "ref_ms": round(r, 3), "groklab_ms": round(o, 3),
            "ratio": round(o / r, 3), "ref_all": [round(x, 3) for x in ref], "groklab_all": [round(x, 3) for x in ours]}
     print(f"reference {r:7.3f} ms/step  groklab {o:7.3f} ms/step  ratio {o / r:.3f}", flush=True)
     if args.json:

@@ -10,17 +10,14 @@ from groklab.data.sampling import _rng
 
 
 def even_counts(tokens: np.ndarray, B: int, seed: int, key: int, step: int) -> np.ndarray:
-    """B slots over `tokens`: each B // n times, plus the B % n extras taken in turn from an endless
-    stream of shuffled token orders, so over many steps every token gets the same total."""
+    """B slots over `tokens`: each B // n times, plus the r = B % n extras: r consecutive tokens of one
+    fixed shuffled cycle, advancing r per step, so they are distinct within a batch and, over any T
+    steps, every token got its extra floor or ceil of T r / n times."""
     n = len(tokens)
     base, r = divmod(B, n)
-    slots = [np.repeat(tokens, base)]
-    if r:
-        start = step * r
-        e0, e1 = start // n, (start + r - 1) // n
-        stream = np.concatenate([tokens[_rng(seed, key * 1_000_003 + e).permutation(n)] for e in range(e0, e1 + 1)])
-        slots.append(stream[start - e0 * n: start - e0 * n + r])
-    return np.concatenate(slots)
+    cycle = tokens[_rng(seed, 1_000_003 + key).permutation(n)]
+    extras = cycle[(step * r + np.arange(r)) % n]
+    return np.concatenate([np.repeat(tokens, base), extras])
 
 
 class BalancedSampler:
@@ -43,6 +40,7 @@ class BalancedSampler:
         self.mask = self.row >= 0
         self.tok_a, self.tok_b = np.unique(a), np.unique(b)
         self.rows_of_a = {t: np.flatnonzero(a == t) for t in self.tok_a}
+        self.b = b
 
     def batch(self, step: int) -> torch.Tensor:
         rng = _rng(self.seed, 2 * 1_000_003 + step)
@@ -52,8 +50,12 @@ class BalancedSampler:
         ok = match >= 0
         idx = np.empty(self.B, dtype=np.int64)
         idx[ok] = self.row[sa[ok], sb[match[ok]]]
-        for i in np.flatnonzero(~ok):  # infeasible slots: keep a's count, b is whatever exists
-            idx[i] = rng.choice(self.rows_of_a[sa[i]])
+        if not ok.all():  # no perfect matching: keep a's counts, give each leftover the rarest b so far
+            b_count = np.bincount(self.b[idx[ok]], minlength=len(self.mask))
+            for i in np.flatnonzero(~ok):
+                rows = rng.permutation(self.rows_of_a[sa[i]])
+                idx[i] = rows[np.argmin(b_count[self.b[rows]])]
+                b_count[self.b[idx[i]]] += 1
         return torch.from_numpy(idx).to(self.device)
 
 

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from groklab.config import Config, make_config, validate
+from groklab.engine.rng import GlobalRNG
 from groklab.engine.setup import Experiment, build
 from groklab.measures.curves import GrokTracker
 from groklab.optim import lr_factor, ortho_grad_, set_lr
@@ -89,8 +90,9 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
     decay_end = o.decay_steps or cfg.steps
     params = [t for t in model.parameters() if t.requires_grad]
     E_w = model.blocks()["E"][0] if cfg.sampler == "entropy" else None  # its gradient feeds the sampler
-    stateful = {k: v for k, v in (("adapt", adapt), ("grad_filter", grad_filter), ("sampler", sampler))
-                if hasattr(v, "state_dict")}  # saved in checkpoints for exact resume
+    rng = GlobalRNG(cfg.seed, exp.device) if cfg.model.dropout > 0 else None  # dropout masks
+    stateful = {k: v for k, v in (("adapt", adapt), ("grad_filter", grad_filter), ("sampler", sampler),
+                                  ("rng", rng)) if hasattr(v, "state_dict")}  # saved in checkpoints for exact resume
     tracker = _tracker(cfg)
     start, wall0, eval_s, last_eval, last = 0, 0.0, 0.0, -1, {}
     if resume is not None:
