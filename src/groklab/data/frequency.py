@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
+from scipy.sparse.csgraph import maximum_flow
 
 from groklab.data.sampling import _rng
 
@@ -23,9 +23,10 @@ def even_counts(tokens: np.ndarray, B: int, seed: int, key: int, step: int) -> n
 class BalancedSampler:
     """Every operand token appears as evenly as B allows, in each operand position (±1 per batch).
 
-    Per step: the a-slots and b-slots are fixed multisets (even_counts); a maximum bipartite matching
-    pairs a-slot with b-slot wherever (a, b) is a training row (randomised by shuffling the slots).
-    Where no perfect matching exists (sparse splits), the leftover a-slots take random rows with that a.
+    Per step the counts per token are fixed (even_counts, for a and for b); a maximum flow
+    source -> a (cap count_a) -> b (cap 1 per training row (a, b)) -> sink (cap count_b) picks B
+    distinct training rows meeting both counts (node order shuffled per step, so the rows vary).
+    Where the split makes that infeasible, the leftover a-slots take the row with the rarest b so far.
     A pure function of (seed, step): resuming needs no state.
     """
 
@@ -33,30 +34,39 @@ class BalancedSampler:
         operands = np.asarray(operands)
         if operands.shape[1] != 2:
             raise ValueError("the balanced sampler needs 2 operands")
-        self.B, self.seed, self.device = batch_size, seed, device
-        a, b = operands[:, 0], operands[:, 1]
+        self.B, self.p, self.seed, self.device = batch_size, p, seed, device
+        self.a, self.b = operands[:, 0], operands[:, 1]
         self.row = np.full((p, p), -1, dtype=np.int64)
-        self.row[a, b] = np.arange(len(a))
-        self.mask = self.row >= 0
-        self.tok_a, self.tok_b = np.unique(a), np.unique(b)
-        self.rows_of_a = {t: np.flatnonzero(a == t) for t in self.tok_a}
-        self.b = b
+        self.row[self.a, self.b] = np.arange(len(self.a))
+        self.tok_a, self.tok_b = np.unique(self.a), np.unique(self.b)
+        self.rows_of_a = {t: np.flatnonzero(self.a == t) for t in self.tok_a}
 
     def batch(self, step: int) -> torch.Tensor:
-        rng = _rng(self.seed, 2 * 1_000_003 + step)
-        sa = rng.permutation(even_counts(self.tok_a, self.B, self.seed, 0, step))
-        sb = rng.permutation(even_counts(self.tok_b, self.B, self.seed, 1, step))
-        match = maximum_bipartite_matching(csr_matrix(self.mask[np.ix_(sa, sb)]), perm_type="column")
-        ok = match >= 0
-        idx = np.empty(self.B, dtype=np.int64)
-        idx[ok] = self.row[sa[ok], sb[match[ok]]]
-        if not ok.all():  # no perfect matching: keep a's counts, give each leftover the rarest b so far
-            b_count = np.bincount(self.b[idx[ok]], minlength=len(self.mask))
-            for i in np.flatnonzero(~ok):
-                rows = rng.permutation(self.rows_of_a[sa[i]])
-                idx[i] = rows[np.argmin(b_count[self.b[rows]])]
-                b_count[self.b[idx[i]]] += 1
-        return torch.from_numpy(idx).to(self.device)
+        p, rng = self.p, _rng(self.seed, 2 * 1_000_003 + step)
+        cnt_a = np.bincount(even_counts(self.tok_a, self.B, self.seed, 0, step), minlength=p)
+        cnt_b = np.bincount(even_counts(self.tok_b, self.B, self.seed, 1, step), minlength=p)
+        # nodes: 0 source, 1 + perm_a[a] for token a, 1 + p + perm_b[b] for token b, 2p + 1 sink
+        na, nb = 1 + rng.permutation(p), 1 + p + rng.permutation(p)
+        sink, tok = 2 * p + 1, np.arange(p)
+        src = np.concatenate([np.zeros(p, np.int64), na[self.a], nb])
+        dst = np.concatenate([na, nb[self.b], np.full(p, sink)])
+        cap = np.concatenate([cnt_a, np.ones(len(self.a), np.int64), cnt_b]).astype(np.int32)
+        graph = csr_matrix((cap, (src, dst)), shape=(sink + 1, sink + 1))
+        flow = maximum_flow(graph, 0, sink, method="dinic").flow.tocoo()
+        used = (flow.data > 0) & (flow.row >= 1) & (flow.row <= p) & (flow.col > p) & (flow.col <= 2 * p)
+        inv_a, inv_b = np.empty(p + 1, np.int64), np.empty(p + 1, np.int64)
+        inv_a[na - 1], inv_b[nb - 1 - p] = tok, tok
+        idx = self.row[inv_a[flow.row[used] - 1], inv_b[flow.col[used] - 1 - p]]
+        if len(idx) < self.B:  # infeasible counts: keep a's counts, give each leftover the rarest b so far
+            left = cnt_a - np.bincount(self.a[idx], minlength=p)
+            b_count = np.bincount(self.b[idx], minlength=p)
+            extra = []
+            for t in np.repeat(tok, left):
+                rows = rng.permutation(self.rows_of_a[t])
+                extra.append(rows[np.argmin(b_count[self.b[rows]])])
+                b_count[self.b[extra[-1]]] += 1
+            idx = np.concatenate([idx, np.array(extra, dtype=np.int64)])
+        return torch.from_numpy(rng.permutation(idx)).to(self.device)
 
 
 class EntropySampler:
