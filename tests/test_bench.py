@@ -14,3 +14,12 @@ def test_bench_smoke(tmp_path, monkeypatch, capsys):
     assert [r["batch"] for r in res["steps"]] == [64, "full"]
     assert all(r["ratio"] > 0 for r in res["steps"]) and 0 <= res["eval"][0]["eval_share"] < 1
     assert "ratio" in capsys.readouterr().out
+
+
+def test_bench_transformer_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "bt.json"
+    monkeypatch.setattr(sys, "argv", ["bench_transformer.py", "--smoke", "--json", str(out)])
+    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench_transformer.py"))
+    assert bench["main"]() == 0
+    res = json.loads(out.read_text())
+    assert res["ratio"] > 0 and res["layers"] == 2

@@ -27,7 +27,7 @@ BAD = [
     (["task=__import__('os').system('true')"], "task.expr"),
     (["task=a^2+(b"], "task.expr"),
     (["task=sum", "task.K=20"], "task.K"),
-    (["model=transformer"], "model.name"),
+    (["model=resnet"], "model.name"),
     (["model=mlp", "optim=adam_lr"], "optim.c"),
     (["steps=abc"], "steps"),
     (["lr0.1"], "override"),

@@ -47,7 +47,7 @@ def test_config_round_trips_through_its_dict():
     ("foo=1", "foo"), ("optim.foo=1", "optim.foo"), ("task=xor", "task.name"), ("p=1", "p"),
     ("split.frac_train=0", "split.frac_train"), ("batch_size=0", "batch_size"),
     ("optim.lr=-1", "optim.lr"), ("optim.weight_decay=-0.5", "optim.weight_decay"),
-    ("steps=abc", "steps"), ("model=transformer", "model.name"), ("p.x=3", "p.x"),
+    ("steps=abc", "steps"), ("model=resnet", "model.name"), ("p.x=3", "p.x"),
 ])
 def test_bad_values_name_the_field(override, field):
     with pytest.raises(ConfigError) as err:

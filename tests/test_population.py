@@ -113,6 +113,12 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
     assert not (tmp_path / "x").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="packing"):
         train_population([a], packing="vmap")
+    for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"model.emb_init": "circulant"}, "model.emb_init"),
+                         ({"sampler": "balanced"}, "sampler"), ({"loss": "stablemax"}, "loss"),
+                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"model": "transformer"}, "model.name")):
+        pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
+        with pytest.raises(ConfigError, match=field):
+            train_population(pair, packing="stacked")
 
 
 @pytest.mark.parametrize("optim", ["adam", "adamw"])

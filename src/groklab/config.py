@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from groklab.errors import ConfigError
 
@@ -34,25 +34,63 @@ class SplitConfig(Section):
     k: Optional[int] = None  # square/strip holdout size: a <= k (and b <= k)
 
 
+# Paper defaults per architecture, applied to the fields a config leaves out (002 §1, §2.1, §2.3).
+MODEL_DEFAULTS = {
+    "transformer": {"depth": 2, "d_hidden": 512, "act": "gelu"},
+    "lstm": {"depth": 2, "d_hidden": 256},
+    "birnn": {"depth": 3, "d_hidden": 128},
+}
+
+
 class ModelConfig(Section):
-    name: Literal["mlp", "mlp_emb"] = "mlp_emb"  # 000 eq. 1 (raw values) / eq. 2 (embedding)
-    d_emb: int = Field(128, ge=1)  # embedding dim (mlp_emb)
-    d_hidden: int = Field(512, ge=1)  # hidden width; paper: 4 x d_emb
-    depth: int = Field(1, ge=1)  # number of hidden layers
-    act: Literal["relu", "gelu", "tanh", "silu"] = "relu"
-    emb_init_std: float = Field(1.0, gt=0)  # std of the N(0, std^2) embedding init (torch: 1)
+    # mlp / mlp_emb: 000 eq. 1 (raw values) / eq. 2 (embedding); transformer: decoder, logits at the
+    # last position; lstm; birnn: bidirectional tanh RNN
+    name: Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"] = "mlp_emb"
+    d_emb: int = Field(128, ge=1)  # embedding dim (= d_model of the transformer)
+    d_hidden: int = Field(512, ge=1)  # MLP hidden width (paper: 4 x d_emb), transformer d_mlp, RNN hidden
+    depth: int = Field(1, ge=1)  # MLP hidden layers / transformer blocks / RNN layers
+    act: Literal["relu", "gelu", "tanh", "silu"] = "relu"  # MLP and transformer-MLP activation
+    n_heads: int = Field(4, ge=1)  # transformer attention heads
+    norm: Literal["pre", "post", "none"] = "post"  # transformer LayerNorm placement (Power et al.: post)
+    dropout: float = Field(0.0, ge=0, lt=1)  # after hidden activations / attention and MLP / between RNN layers
+    emb_init: Literal["normal", "circulant"] = "normal"  # circulant: rows = shifts of one random vector (004 App. E)
+    emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
     freeze_emb: bool = False  # keep the embedding at its init
+
+    @model_validator(mode="before")
+    @classmethod
+    def _paper_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("name") in MODEL_DEFAULTS:
+            data = {**MODEL_DEFAULTS[data["name"]], **data}
+        return data
 
 
 class OptimConfig(Section):
     # *_lr = Adam-LR (000 Prop. 4.1): embedding lr = c * lr, with c defaulting to 10
-    name: Literal["sgd", "adam", "adamw", "sgd_lr", "adam_lr", "adamw_lr"] = "adam"
+    name: Literal["sgd", "adam", "adamw", "nadam", "rmsprop",
+                  "sgd_lr", "adam_lr", "adamw_lr", "nadam_lr", "rmsprop_lr"] = "adam"
     lr: float = Field(1e-3, ge=0)
     weight_decay: float = Field(1e-3, ge=0)  # coupled (L2 in grad) for sgd/adam, decoupled for adamw
     c: Optional[float] = Field(None, gt=0)  # embedding lr ratio; None: 10 for *_lr, 1 otherwise
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = Field(1e-8, gt=0)
-    momentum: float = Field(0.9, ge=0, lt=1)  # sgd only
+    momentum: float = Field(0.9, ge=0, lt=1)  # sgd only (rmsprop: none, as torch)
+    alpha: float = Field(0.99, gt=0, lt=1)  # rmsprop smoothing constant
+    # adaptive c (000 Prop. 4.1): c = sigma_max(E)/sigma_max(W) * f_W/f_E every c_every steps, clipped
+    c_adaptive: bool = False
+    c_every: int = Field(100, ge=1)
+    c_range: tuple[float, float] = (1.0, 100.0)
+    # lr(t) = lr * warm-up ramp (linear over `warmup` steps) * decay from `warmup` to `decay_steps`
+    schedule: Literal["constant", "linear", "cosine", "exp"] = "constant"  # decay shape after warm-up
+    warmup: int = Field(0, ge=0)
+    decay_steps: Optional[int] = Field(None, ge=1)  # step where the decay ends; None: `steps`
+    final_frac: float = Field(0.0, ge=0, le=1)  # lr at the end of the decay, as a fraction of lr (exp: > 0)
+    # Grokfast (Lee et al. 2024): g <- g + lamb * ema (alpha) or window mean (window) of past grads
+    grokfast: Literal["none", "ema", "ma"] = "none"
+    grokfast_alpha: float = Field(0.98, ge=0, lt=1)
+    grokfast_lamb: float = Field(2.0, ge=0)
+    grokfast_window: int = Field(100, ge=1)
+    ortho_grad: bool = False  # ⊥Grad (Prieto et al. 2025): drop the grad component along each weight tensor
 
     @property
     def base(self) -> str:
@@ -97,7 +135,12 @@ class Config(Section):
     model: ModelConfig = ModelConfig()
     optim: OptimConfig = OptimConfig()
     batch_size: int = Field(512, ge=1)
-    sampler: Literal["epoch", "replacement", "full"] = "epoch"  # shuffled epochs / iid / full batch
+    # shuffled epochs / iid / full batch / 000 App. A: balanced token coverage, p_i ∝ exp(L_i^2 / gamma)
+    sampler: Literal["epoch", "replacement", "full", "balanced", "entropy"] = "epoch"
+    sampler_gamma: float = Field(1e-4, gt=0)  # entropy sampler temperature gamma
+    sampler_beta: float = Field(0.9, ge=0, lt=1)  # entropy sampler: EMA decay of the token gradient norms L_i
+    loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)
+    loss_float64: bool = False  # cast logits to float64 before the training loss (softmax collapse)
     steps: int = Field(20000, ge=0)  # maximum optimizer steps
     seed: int = 0  # init + sampler seed
     eval: EvalConfig = EvalConfig()

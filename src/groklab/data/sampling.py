@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-SAMPLERS = ("epoch", "replacement", "full")
+SAMPLERS = ("epoch", "replacement", "full", "balanced", "entropy")
 
 
 def _rng(seed: int, key: int) -> np.random.Generator:
@@ -63,6 +63,14 @@ class FullSampler:
         return None
 
 
-def make_sampler(name: str, n: int, batch_size: int, seed: int, device="cpu"):
+def make_sampler(name: str, n: int, batch_size: int, seed: int, device="cpu", operands=None, p: int = 0,
+                 gamma: float = 1e-4, beta: float = 0.9):
+    """`operands` [n, K] (training rows' operand values) and `p` feed the frequency-aware samplers."""
+    from groklab.data.frequency import BalancedSampler, EntropySampler  # they build on this module
+
+    if name == "balanced":
+        return BalancedSampler(operands, p, batch_size, seed, device)
+    if name == "entropy":
+        return EntropySampler(operands, p, batch_size, seed, gamma, beta, device)
     cls = {"epoch": EpochSampler, "replacement": ReplacementSampler, "full": FullSampler}[name]
     return cls(n, batch_size, seed, device)

@@ -13,8 +13,10 @@ import torch
 import torch.nn.functional as F
 
 from groklab.config import Config, make_config, validate
+from groklab.engine.rng import GlobalRNG
 from groklab.engine.setup import Experiment, build
 from groklab.measures.curves import GrokTracker
+from groklab.optim import lr_factor, ortho_grad_, set_lr
 from groklab.store import RunStore
 from groklab.track import open_sinks
 
@@ -36,15 +38,15 @@ def eval_schedule(cfg: Config) -> set[int]:
 
 
 @torch.no_grad()
-def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int) -> tuple[float, float]:
-    """Mean cross-entropy (float32 log-softmax, or float64 with dtype=float64) and accuracy."""
+def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int, loss_fn=F.cross_entropy) -> tuple[float, float]:
+    """Mean training loss (cross-entropy by default, in the model's dtype or float64) and accuracy."""
     was_training = model.training
     model.eval()
     loss_sum = torch.zeros((), dtype=torch.float64, device=X.device)
     correct = torch.zeros((), dtype=torch.long, device=X.device)
     for i in range(0, len(X), chunk):
         logits = model(X[i:i + chunk])
-        loss_sum += F.cross_entropy(logits, y[i:i + chunk], reduction="sum").double()
+        loss_sum += loss_fn(logits, y[i:i + chunk], reduction="sum").double()
         correct += (logits.argmax(-1) == y[i:i + chunk]).sum()
     model.train(was_training)
     n = max(len(X), 1)
@@ -84,6 +86,14 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             cfg = cfg.model_copy(update={"steps": steps})
     exp = build(cfg)
     model, opt, sampler = exp.model, exp.optimizer, exp.sampler
+    loss_fn, adapt, grad_filter, o = exp.loss_fn, exp.adapt, exp.grad_filter, cfg.optim
+    lr_on = o.schedule != "constant" or o.warmup > 0 or adapt is not None  # else lrs never change
+    decay_end = o.decay_steps or cfg.steps
+    params = [t for t in model.parameters() if t.requires_grad]
+    E_w = model.blocks()["E"][0] if cfg.sampler == "entropy" else None  # its gradient feeds the sampler
+    rng = GlobalRNG(cfg.seed, exp.device) if cfg.model.dropout > 0 else None  # dropout masks
+    stateful = {k: v for k, v in (("adapt", adapt), ("grad_filter", grad_filter), ("sampler", sampler),
+                                  ("rng", rng)) if hasattr(v, "state_dict")}  # saved in checkpoints for exact resume
     tracker = _tracker(cfg)
     start, wall0, eval_s, last_eval, last = 0, 0.0, 0.0, -1, {}
     if resume is not None:
@@ -91,6 +101,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
         tracker.load_state_dict(ckpt["tracker"])
+        for k, v in stateful.items():
+            v.load_state_dict(ckpt[k])
         start, wall0, eval_s, last_eval, last = (ckpt["step"], ckpt["wall_s"], ckpt["eval_s"],
                                                  ckpt["last_eval"], ckpt["last"])
         store.truncate_after(start)
@@ -112,7 +124,7 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
         store.save_checkpoint({
             "step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
             "tracker": tracker.state_dict(), "wall_s": time.perf_counter() - t0, "eval_s": eval_s,
-            "last_eval": last_eval, "last": last})
+            "last_eval": last_eval, "last": last, **{k: v.state_dict() for k, v in stateful.items()}})
         store.write_summary(_summary("running", step, time.perf_counter() - t0, eval_s, tracker, last, exp))
 
     from tqdm.auto import tqdm  # imported late: the CLI starts faster
@@ -124,13 +136,15 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             # -- evaluate on the schedule (the resumed step was evaluated before its checkpoint)
             if step in schedule and step != last_eval:
                 te = time.perf_counter()
-                train_loss, train_acc = evaluate(model, Xtr, ytr, chunk)
-                test_loss, test_acc = evaluate(model, exp.X_test, exp.y_test, chunk)
+                train_loss, train_acc = evaluate(model, Xtr, ytr, chunk, loss_fn)
+                test_loss, test_acc = evaluate(model, exp.X_test, exp.y_test, chunk, loss_fn)
                 eval_s += time.perf_counter() - te
                 last_eval = step
                 last = {"step": step, "train/loss": train_loss, "train/acc": train_acc,
                         "test/loss": test_loss, "test/acc": test_acc,
                         "time/wall_s": round(time.perf_counter() - t0, 4)}
+                if adapt is not None:  # the ratio in effect for the steps up to this one
+                    last.update({"optim/c": adapt.c, "optim/f_E": adapt.f_E})
                 history.append(last)
                 if store is not None:
                     store.append(last)
@@ -154,9 +168,18 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             # -- one optimizer step
             idx = sampler.batch(step)
             xb, yb = (Xtr, ytr) if idx is None else (Xtr[idx], ytr[idx])
-            loss = F.cross_entropy(model(xb), yb)
+            if lr_on:
+                c = adapt.observe(step, xb) if adapt is not None else o.ratio
+                set_lr(opt, o.lr * lr_factor(step, o.schedule, o.warmup, decay_end, o.final_frac), c)
+            loss = loss_fn(model(xb), yb)
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if grad_filter is not None:
+                grad_filter()  # Grokfast: amplify the slow gradient component
+            if o.ortho_grad:
+                ortho_grad_(params)
+            if E_w is not None:
+                sampler.observe(xb, E_w.grad)
             opt.step()
             step += 1
     except KeyboardInterrupt:

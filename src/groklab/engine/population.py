@@ -60,6 +60,11 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
         if cfg.optim.base not in STACKED_OPTIMS:
             raise ConfigError("optim.name", cfg.optim.name, "packing=stacked supports sgd, adam, adamw (+ _lr); "
                               "use packing=sequential")
+        for key, value, ok in (("model.dropout", cfg.model.dropout, cfg.model.dropout == 0),
+                               ("model.emb_init", cfg.model.emb_init, cfg.model.emb_init == "normal"),
+                               ("sampler", cfg.sampler, cfg.sampler in ("epoch", "replacement", "full"))):
+            if not ok:
+                raise ConfigError(key, value, "not supported by packing=stacked; use packing=sequential")
         flat = _flat(cfg.to_dict())
         for key, value in flat.items():
             if _matches(key, PER_MEMBER) or (key == "optim.momentum" and cfg.optim.base != "sgd"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from groklab.models.embedding import make_embedding
+
 ACTS = {"relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh, "silu": nn.SiLU}
 
 
@@ -15,25 +17,25 @@ class MLP(nn.Module):
     """
 
     def __init__(self, p: int, n_ctx: int, vocab: int | None, d_emb: int = 128, d_hidden: int = 512,
-                 depth: int = 1, act: str = "relu", emb_init_std: float = 1.0, freeze_emb: bool = False):
+                 depth: int = 1, act: str = "relu", emb_init_std: float = 1.0, freeze_emb: bool = False,
+                 emb_init: str = "normal", dropout: float = 0.0):
         super().__init__()
         self.E = None
         if vocab is not None:
-            self.E = nn.Embedding(vocab, d_emb)
-            nn.init.normal_(self.E.weight, std=emb_init_std)
-            self.E.weight.requires_grad_(not freeze_emb)
+            self.E = make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         d_in = n_ctx * d_emb if vocab is not None else n_ctx
         self.W = nn.Linear(d_in, d_hidden)  # "first layer" W of the bilinear pair (E, W)
         self.hidden = nn.ModuleList(nn.Linear(d_hidden, d_hidden) for _ in range(depth - 1))
         self.U = nn.Linear(d_hidden, p)
         self.act = ACTS[act]()
+        self.drop = nn.Dropout(dropout) if dropout > 0 else None  # after each hidden activation
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.E(x).flatten(1) if self.E is not None else x
         h = self.act(self.W(h))
         for layer in self.hidden:
-            h = self.act(layer(h))
-        return self.U(h)
+            h = self.act(layer(self.drop(h) if self.drop is not None else h))
+        return self.U(self.drop(h) if self.drop is not None else h)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
         """Parameter blocks by role: embedding E, first layer W, and the rest."""

@@ -1,0 +1,31 @@
+"""The token embedding every model starts with: N(0, std^2), or circulant (004 App. E); optionally frozen."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+EMB_INITS = ("normal", "circulant")
+
+
+def circulant(v: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
+    """C[i, j] = v[(j - i) mod n], n = len(v): row i is v rolled right by i (top-left rows x cols block)."""
+    n = len(v)
+    i = torch.arange(rows).unsqueeze(1)
+    j = torch.arange(cols).unsqueeze(0)
+    return v[(j - i) % n]
+
+
+def make_embedding(vocab: int, d: int, std: float = 1.0, init: str = "normal", freeze: bool = False) -> nn.Embedding:
+    """nn.Embedding(vocab, d) drawn from the global RNG (the caller seeds it)."""
+    E = nn.Embedding(vocab, d)
+    with torch.no_grad():
+        if init == "normal":
+            nn.init.normal_(E.weight, std=std)
+        elif init == "circulant":
+            # one random vector of length max(vocab, d), so no two token rows coincide
+            v = torch.randn(max(vocab, d)) * std
+            E.weight.copy_(circulant(v, vocab, d))
+        else:
+            raise ValueError(f"unknown embedding init {init!r}; allowed: {', '.join(EMB_INITS)}")
+    E.weight.requires_grad_(not freeze)
+    return E

@@ -1,0 +1,139 @@
+"""Every architecture: shapes, finite loss, learning, parameter blocks; Transformer against a reference."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from groklab.config import make_config
+from groklab.models import build_model, circulant
+
+ARCHS = {
+    "mlp_emb": ["model=mlp_emb", "model.depth=3"],
+    "transformer": ["model=transformer"],
+    "transformer_pre": ["model=transformer", "model.norm=pre", "model.depth=1"],
+    "transformer_none": ["model=transformer", "model.norm=none"],
+    "lstm": ["model=lstm"],
+    "birnn": ["model=birnn"],
+}
+
+
+def _small(name, extra=()):
+    return make_config(["p=7", "model.d_emb=16", "model.d_hidden=32", *ARCHS[name], *extra])
+
+
+@pytest.mark.parametrize("name", ARCHS)
+def test_shapes_loss_learning_and_blocks(name):
+    cfg = _small(name)
+    model = build_model(cfg, n_ctx=4, vocab=9)
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randint(0, 9, (32, 4), generator=g), torch.randint(0, 7, (32,), generator=g)
+    out = model(x)
+    assert out.shape == (32, 7) and torch.isfinite(out).all()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    first = F.cross_entropy(model(x), y).item()
+    for _ in range(30):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.5 * first
+    b = model.blocks()
+    ids = {k: {id(t) for t in v} for k, v in b.items()}
+    assert all(ids.values()), "every block non-empty"
+    assert not (ids["E"] & ids["W"] or ids["E"] & ids["rest"] or ids["W"] & ids["rest"])
+    assert ids["E"] | ids["W"] | ids["rest"] == {id(t) for t in model.parameters()}
+    assert b["E"][0].shape == (9, 16)  # the token embedding
+    W = [t for t in b["W"] if t.ndim == 2]
+    assert W and all(t.shape[1] in (16, 64) for t in W)  # W reads the embedding (64: MLP's 4 concatenated)
+
+
+def test_paper_defaults_per_architecture():
+    m = lambda *o: make_config(list(o)).model  # noqa: E731
+    assert (m("model=transformer").depth, m("model=transformer").d_hidden, m("model=transformer").n_heads) == (2, 512, 4)
+    assert (m("model=lstm").depth, m("model=lstm").d_hidden) == (2, 256)
+    assert (m("model=birnn").depth, m("model=birnn").d_hidden) == (3, 128)
+    assert (m("model=mlp_emb").depth, m("model=mlp_emb").d_hidden) == (1, 512)
+    assert m("model=lstm", "model.depth=5").depth == 5  # an explicit value wins
+
+
+class _RefBlock(nn.Module):
+    """Post-LN block written with nn.MultiheadAttention and an explicit causal mask."""
+
+    def __init__(self, d, heads, d_mlp):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, d_mlp), nn.GELU(), nn.Linear(d_mlp, d))
+
+    def forward(self, x):
+        T = x.shape[1]
+        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=x.dtype), diagonal=1)
+        x = self.ln1(x + self.attn(x, x, x, attn_mask=mask, need_weights=False)[0])
+        return self.ln2(x + self.mlp(x))
+
+
+def test_transformer_equals_multihead_attention_reference():
+    cfg = make_config(["p=7", "model=transformer", "model.d_emb=16", "model.d_hidden=24", "dtype=float64"])
+    model = build_model(cfg, n_ctx=4, vocab=9)
+    blocks = []
+    for blk in model.blocks_:
+        r = _RefBlock(16, 4, 24).double()
+        with torch.no_grad():
+            r.attn.in_proj_weight.copy_(blk.W_qkv.weight)
+            r.attn.in_proj_bias.copy_(blk.W_qkv.bias)
+            r.attn.out_proj.weight.copy_(blk.W_O.weight)
+            r.attn.out_proj.bias.copy_(blk.W_O.bias)
+            r.mlp.load_state_dict(blk.mlp.state_dict())
+            r.ln1.load_state_dict(blk.ln_attn.state_dict())
+            r.ln2.load_state_dict(blk.ln_mlp.state_dict())
+        blocks.append(r)
+    x = torch.randint(0, 9, (10, 4), generator=torch.Generator().manual_seed(1))
+    h = model.E(x) + model.pos.weight
+    for r in blocks:
+        h = r(h)
+    want = model.U(model.ln_final(h[:, -1]))
+    torch.testing.assert_close(model(x), want, rtol=1e-10, atol=1e-10)
+    # causal: the logits at the last position ignore nothing, earlier positions never see later tokens
+    h2 = model.E(x) + model.pos.weight
+    x_mod = x.clone()
+    x_mod[:, 3] = (x[:, 3] + 1) % 9
+    h2_mod = model.E(x_mod) + model.pos.weight
+    out, out_mod = model.blocks_[0](h2), model.blocks_[0](h2_mod)
+    torch.testing.assert_close(out[:, :3], out_mod[:, :3], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", ["pre", "post", "none"])
+def test_last_position_shortcut_equals_full_computation(norm):
+    cfg = make_config(["p=7", "model=transformer", "model.d_emb=16", "model.d_hidden=24", f"model.norm={norm}",
+                       "dtype=float64"])
+    model = build_model(cfg, n_ctx=4, vocab=9)
+    x = torch.randint(0, 9, (10, 4), generator=torch.Generator().manual_seed(2))
+    h = model.E(x) + model.pos.weight
+    for blk in model.blocks_:
+        h = blk(h, last_only=False)
+    torch.testing.assert_close(model(x), model.U(model.ln_final(h[:, -1])), rtol=1e-10, atol=1e-10)
+
+
+def test_circulant_embedding_rows_are_shifts_of_one_vector():
+    v = torch.arange(5.0)
+    C = circulant(v, 5, 5)
+    assert torch.equal(C[0], v) and torch.equal(C[1], torch.tensor([4.0, 0, 1, 2, 3]))
+    for name in ("mlp_emb", "transformer", "lstm"):
+        cfg = _small(name, ["model.emb_init=circulant", "model.emb_init_std=0.5"])
+        E = build_model(cfg, n_ctx=4, vocab=9).blocks()["E"][0].detach()
+        # vocab 9 < d_emb 16: the generating vector has length 16 and is row 0
+        assert torch.equal(E, circulant(E[0], 9, 16))
+        for i in range(1, 9):
+            assert torch.equal(E[i], torch.roll(E[i - 1], 1))  # each row is the previous one rolled right
+        assert 0.2 < E[0].std().item() < 0.9  # drawn at the configured scale
+
+
+@pytest.mark.parametrize("name", ["mlp_emb", "transformer", "lstm"])
+def test_dropout_only_in_training(name):
+    cfg = _small(name, ["model.dropout=0.5", "model.depth=2"])
+    model = build_model(cfg, n_ctx=4, vocab=9)
+    x = torch.randint(0, 9, (16, 4))
+    model.train()
+    assert not torch.equal(model(x), model(x))
+    model.eval()
+    assert torch.equal(model(x), model(x))
