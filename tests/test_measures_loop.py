@@ -127,3 +127,16 @@ def test_a_model_without_embedding_gets_the_measures_that_apply():
     row = res.history[0]
     assert math.isfinite(row["hessian/W_top"]) and math.isfinite(row["sv/W_max"])
     assert not any(k.startswith(("hessian/E", "sv/E", "fourier/", "progress/MED", "tokens/")) for k in row)
+
+
+@pytest.mark.parametrize("model", ["transformer", "lstm", "birnn"])
+def test_measures_work_through_blocks_for_every_model(model):
+    exp = build(make_config(tiny(model=model, **{"measures.hessian.blocks": "[E,W]",
+                                                 "measures.landscape.n_points": 3})))
+    before = {k: v.clone() for k, v in exp.model.state_dict().items()}
+    scalars, arrays = run_measures(exp, 0, MEASURES)
+    for key in ("hessian/E_top", "hessian/W_top", "sv/EW_max", "rank/EW", "fourier/key_share", "progress/MED",
+                "grad/E", "landscape/loss0"):
+        assert math.isfinite(scalars[key]), (model, key)
+    assert arrays["tokens/grad_norm"].shape == (exp.model.blocks()["E"][0].shape[0],)
+    assert all(torch.equal(before[k], v) for k, v in exp.model.state_dict().items())

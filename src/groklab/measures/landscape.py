@@ -8,7 +8,7 @@ functional_call; its parameters are never modified.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -38,7 +38,8 @@ def random_direction(params: Sequence[torch.Tensor], generator: torch.Generator,
 
 @torch.no_grad()
 def loss_slice(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Sequence[torch.Tensor],
-               dirs: Sequence[Sequence[torch.Tensor]], coords: np.ndarray) -> np.ndarray:
+               dirs: Sequence[Sequence[torch.Tensor]], coords: np.ndarray,
+               loss_fn: Callable = F.cross_entropy) -> np.ndarray:
     """Loss at theta + sum_i c_i d_i for each coordinate row c in coords [n, len(dirs)]."""
     names = {id(t): n for n, t in model.named_parameters()}
     base = {k: v.detach() for k, v in model.state_dict(keep_vars=True).items()}
@@ -49,13 +50,14 @@ def loss_slice(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Seque
             moved = dict(base)
             for j, key in enumerate(keys):
                 moved[key] = base[key] + sum(float(c[a]) * dirs[a][j] for a in range(len(dirs)))
-            out[i] = F.cross_entropy(functional_call(model, moved, (X,)), y).item()
+            out[i] = loss_fn(functional_call(model, moved, (X,)), y).item()
     return out
 
 
 def landscape_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, blocks: Sequence[str] = ("all",),
                        dims: int = 2, n_points: int = 21, radius: float = 1.0, filter_norm: bool = True,
-                       generator: torch.Generator | None = None) -> tuple[dict, dict]:
+                       generator: torch.Generator | None = None,
+                       loss_fn: Callable = F.cross_entropy) -> tuple[dict, dict]:
     """Arrays landscape/alphas [n] and landscape/loss [n] (1-D) or [n, n] (2-D); scalar landscape/sharpness
     = mean loss rise at the smallest nonzero |alpha| along the first direction."""
     params = [t for b in blocks for t in block_params(model, b)]
@@ -68,9 +70,9 @@ def landscape_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, block
     else:
         A, B = np.meshgrid(alphas, alphas, indexing="ij")
         grid = np.stack([A.ravel(), B.ravel()], 1)
-    loss = loss_slice(model, X, y, params, dirs, grid).reshape((n_points,) * dims)
+    loss = loss_slice(model, X, y, params, dirs, grid, loss_fn).reshape((n_points,) * dims)
     line = loss if dims == 1 else loss[:, n_points // 2]
-    centre = loss_slice(model, X, y, params, dirs, np.zeros((1, dims)))[0]
+    centre = loss_slice(model, X, y, params, dirs, np.zeros((1, dims)), loss_fn)[0]
     nz = np.argsort(np.abs(alphas))[1:3]  # the two smallest nonzero |alpha| (symmetric pair)
     return ({"landscape/loss0": float(centre), "landscape/sharpness": float(line[nz].mean() - centre)},
             {"landscape/alphas": alphas.astype(np.float32), "landscape/loss": loss.astype(np.float32)})

@@ -1,12 +1,12 @@
 """Progress measures: MED (004 Def 4.2), weight and gradient norms per block, per-token embedding gradients.
 
-Gradients are of the plain cross-entropy (no weight-decay term), taken with torch.autograd.grad so
+Gradients are of the run's training loss (cross-entropy by default; no weight-decay term), taken with torch.autograd.grad so
 no `.grad` is written; the model runs in eval mode and its modes are restored.
 """
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import torch
@@ -38,19 +38,20 @@ def norm_measures(model: nn.Module) -> dict:
     return out
 
 
-def _grads(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Sequence[torch.Tensor]):
+def _grads(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Sequence[torch.Tensor],
+           loss_fn: Callable = F.cross_entropy):
     with eval_mode(model), torch.enable_grad():
-        loss = F.cross_entropy(model(X), y)
+        loss = loss_fn(model(X), y)
         return torch.autograd.grad(loss, list(params))
 
 
-def grad_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> dict:
+def grad_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, loss_fn: Callable = F.cross_entropy) -> dict:
     """grad/<block> = l2 norm of dL/d(block) on (X, y), and grad/total."""
     blocks = {k: [t for t in v if t.requires_grad] for k, v in model.blocks().items()}
     flat = [t for v in blocks.values() for t in v]
     if not flat:
         return {}
-    g = iter(_grads(model, X, y, flat))
+    g = iter(_grads(model, X, y, flat, loss_fn))
     out, total = {}, 0.0
     for name, params in blocks.items():
         sq = sum(next(g).double().square().sum().item() for _ in params)
@@ -61,12 +62,13 @@ def grad_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> dict:
     return out
 
 
-def token_grad_norms(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> Optional[np.ndarray]:
+def token_grad_norms(model: nn.Module, X: torch.Tensor, y: torch.Tensor,
+                     loss_fn: Callable = F.cross_entropy) -> Optional[np.ndarray]:
     """||dL/de_t||_2 per vocabulary token t (000 Fig 3 heat-map rows); None without an embedding."""
     E = [t for t in model.blocks()["E"] if t.requires_grad]
     if not E:
         return None
-    (g,) = _grads(model, X, y, E[:1])
+    (g,) = _grads(model, X, y, E[:1], loss_fn)
     return g.detach().double().norm(dim=1).float().cpu().numpy()
 
 

@@ -11,6 +11,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
@@ -43,6 +44,7 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
     """Compute the named measures on exp.model at `step`: (flat scalars, arrays), model untouched."""
     cfg, model, m = exp.cfg, exp.model, exp.cfg.measures
     X, y, p = exp.X_train, exp.y_train, cfg.p
+    loss_fn = getattr(exp, "loss_fn", None) or F.cross_entropy  # the run's training loss
     scalars, arrays = {}, {}
 
     def add(pair):
@@ -57,20 +59,20 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
             if h.max_rows is not None and h.max_rows < len(y):  # same rows at every step
                 rows = torch.randperm(len(y), generator=torch.Generator().manual_seed(m.seed))[:h.max_rows]
                 Xh, yh = X[rows.to(X.device)], y[rows.to(X.device)]
-            add(hessian_measures(model, Xh, yh, h.blocks, h.k, h.tol, h.max_iter, h.trace_samples, g))
+            add(hessian_measures(model, Xh, yh, h.blocks, h.k, h.tol, h.max_iter, h.trace_samples, g, loss_fn))
         elif name == "spectra":
             add(sv_measures(model, m.spectra.rank_rtol))
             add(fourier_measures(model, p, m.spectra.n_key))
         elif name == "progress":
             scalars.update(norm_measures(model))
-            scalars.update(grad_measures(model, X, y))
+            scalars.update(grad_measures(model, X, y, loss_fn))
             tables = [t for t in model.blocks()["E"] if t.dim() == 2 and t.shape[0] >= p]  # not positional
             if tables:  # 004: with one table per operand, the average of their MEDs
                 scalars["progress/MED"] = sum(med(t, p) for t in tables) / len(tables)
         elif name == "token_grads":
             idx = exp.sampler.batch(step)
             xb, yb = (X, y) if idx is None else (X[idx], y[idx])
-            norms = token_grad_norms(model, xb, yb)
+            norms = token_grad_norms(model, xb, yb, loss_fn)
             if norms is not None:
                 arrays["tokens/grad_norm"] = norms
                 arrays["tokens/count"] = token_counts(xb, len(norms))
@@ -79,7 +81,8 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
             add(geometry_measures(model, p, m.geometry.tsne, m.seed + step))
         elif name == "landscape":
             ls = m.landscape
-            add(landscape_measures(model, X, y, ls.blocks, ls.dims, ls.n_points, ls.radius, ls.filter_norm, g))
+            add(landscape_measures(model, X, y, ls.blocks, ls.dims, ls.n_points, ls.radius, ls.filter_norm, g,
+                                   loss_fn))
     return scalars, arrays
 
 
