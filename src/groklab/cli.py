@@ -1,4 +1,5 @@
-"""Command line: `groklab train key=value ...`, `groklab demo`, `groklab numberline`. Bad input: exit 2."""
+"""Command line: `groklab train key=value ...`, `groklab measure RUN --at STEP`, `groklab demo`,
+`groklab numberline`. Bad input: one line on stderr, exit 2."""
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,16 @@ def cmd_train(args) -> int:
         "status", "steps", "wall_s", "steps_per_s", "t_train", "t_test", "gap",
         "final/train_acc", "final/test_acc")}}, indent=1))
     return 0 if s["status"] != "diverged" else 1
+
+
+def cmd_measure(args) -> int:
+    from groklab.measures.posthoc import measure_checkpoint
+    from groklab.measures.schedule import MEASURES
+
+    names = MEASURES if args.what == "all" else tuple(w.strip() for w in args.what.split(","))
+    step, scalars, arrays = measure_checkpoint(args.run, args.at, names, args.overrides)
+    print(json.dumps({"run": args.run, "step": step, **scalars, "arrays": sorted(arrays)}, indent=1))
+    return 0
 
 
 def cmd_demo(args) -> int:
@@ -130,12 +141,21 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train one run: groklab train task=mul model=mlp_emb optim=adam_lr",
                        description="Train one run. Keys: task, p, encoding, split.*, model.*, optim.*, "
                                    "batch_size, sampler, steps, seed, eval.*, grok.*, stop.*, "
-                                   "checkpoint_every, device, dtype, progress.")
+                                   "checkpoint_every, checkpoint_keep, measures.*, device, dtype, progress.")
     t.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides")
     t.add_argument("--config", help="YAML config file, applied before the overrides")
     t.add_argument("--out", help="run directory to create (default: runs/<task>-p<p>-<model>-...)")
     t.add_argument("--resume", metavar="DIR", help="continue the run in DIR (optionally steps=N)")
     t.set_defaults(func=cmd_train)
+    ms = sub.add_parser("measure", help="measure a saved checkpoint: groklab measure RUN --at STEP",
+                        description="Compute measures on a run's checkpoint; writes RUN/posthoc/step_<N>.json/.npz.")
+    ms.add_argument("run", metavar="RUN_DIR")
+    ms.add_argument("--at", type=int, help="step (a kept ckpt_<step>.pt, the latest ckpt.pt, or 0 = init); "
+                                           "default: the latest checkpoint")
+    ms.add_argument("--what", default="all", help="comma list of hessian,spectra,progress,token_grads,geometry,"
+                                                  "landscape (default all)")
+    ms.add_argument("overrides", nargs="*", metavar="measures.key=value", help="e.g. measures.hessian.k=3")
+    ms.set_defaults(func=cmd_measure)
     d = sub.add_parser("demo", help="the core observation of paper 000 in a few minutes on a CPU")
     d.add_argument("--out", default="runs/demo", help="directory for the runs and the figure")
     d.add_argument("--p", type=int, default=47, help="modulus (default 47)")
@@ -163,7 +183,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    ap = parser()
+    args, extra = ap.parse_known_args(argv)
+    if extra and (args.cmd != "measure" or any(x.startswith("-") for x in extra)):
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:  # `measure RUN --at N key=value`: overrides after options land here
+        args.overrides = args.overrides + extra
     try:
         return args.func(args)
     except ConfigError as err:

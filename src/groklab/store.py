@@ -89,13 +89,20 @@ class RunStore:
         text = json.dumps({k: _json_safe(v) for k, v in summary.items()}, indent=2)
         _atomic_write(self.path / SUMMARY, lambda f: f.write(text.encode()))
 
-    def save_checkpoint(self, state: dict) -> None:
+    def save_checkpoint(self, state: dict, keep: bool = False) -> None:
+        """Write ckpt.pt (the latest state); with `keep` also ckpt_<step>.pt, which later saves leave alone."""
         if self._metrics is not None:
             os.fsync(self._metrics.fileno())  # metrics up to the checkpoint survive a crash
         _atomic_write(self.path / CKPT, lambda f: torch.save(state, f))
+        if keep:
+            _atomic_write(self.path / f"ckpt_{state['step']}.pt", lambda f: torch.save(state, f))
 
-    def load_checkpoint(self, map_location="cpu") -> dict:
-        path = self.path / CKPT
+    def kept_steps(self) -> list[int]:
+        """Steps of the kept checkpoints ckpt_<step>.pt."""
+        return sorted(int(f.stem.split("_")[1]) for f in self.path.glob("ckpt_*.pt") if f.stem[5:].isdigit())
+
+    def load_checkpoint(self, map_location="cpu", step: int | None = None) -> dict:
+        path = self.path / (CKPT if step is None else f"ckpt_{step}.pt")
         if not path.is_file():
             raise ConfigError("resume", str(self.path), f"has no checkpoint ({CKPT}) to resume from")
         try:

@@ -16,8 +16,10 @@ from groklab.config import Config, make_config, validate
 from groklab.engine.rng import GlobalRNG
 from groklab.engine.setup import Experiment, build
 from groklab.measures.curves import GrokTracker
+from groklab.measures.progress import med_test_loss_corr
+from groklab.measures.schedule import measure_schedule, run_measures, save_arrays, truncate_arrays
 from groklab.optim import lr_factor, ortho_grad_, set_lr
-from groklab.store import RunStore
+from groklab.store import RunStore, read_metrics
 from groklab.track import open_sinks
 
 
@@ -59,7 +61,7 @@ def _tracker(cfg: Config) -> GrokTracker:
 
 
 def _summary(status: str, step: int, wall: float, eval_s: float, tracker: GrokTracker,
-             last: dict, exp: Experiment) -> dict:
+             last: dict, exp: Experiment, measure_s: float = 0.0) -> dict:
     return {
         "status": status, "steps": step, "wall_s": round(wall, 3),
         "steps_per_s": round(step / wall, 2) if wall > 0 else None,
@@ -67,6 +69,7 @@ def _summary(status: str, step: int, wall: float, eval_s: float, tracker: GrokTr
         "final/train_loss": last.get("train/loss"), "final/train_acc": last.get("train/acc"),
         "final/test_loss": last.get("test/loss"), "final/test_acc": last.get("test/acc"),
         "eval_s": round(eval_s, 3), "eval_share": round(eval_s / wall, 4) if wall > 0 else None,
+        "measure_s": round(measure_s, 3), "measure_share": round(measure_s / wall, 4) if wall > 0 else None,
         "n_train": len(exp.y_train), "n_test": len(exp.y_test),
         "n_params": sum(t.numel() for t in exp.model.parameters()),
         "device": str(exp.device), "torch": torch.__version__, "python": platform.python_version(),
@@ -96,6 +99,7 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
                                   ("rng", rng)) if hasattr(v, "state_dict")}  # saved in checkpoints for exact resume
     tracker = _tracker(cfg)
     start, wall0, eval_s, last_eval, last = 0, 0.0, 0.0, -1, {}
+    measure_s, last_measured = 0.0, -1
     if resume is not None:
         ckpt = store.load_checkpoint(map_location=exp.device)
         model.load_state_dict(ckpt["model"])
@@ -105,7 +109,9 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             v.load_state_dict(ckpt[k])
         start, wall0, eval_s, last_eval, last = (ckpt["step"], ckpt["wall_s"], ckpt["eval_s"],
                                                  ckpt["last_eval"], ckpt["last"])
+        measure_s, last_measured = ckpt.get("measure_s", 0.0), ckpt.get("last_measured", -1)
         store.truncate_after(start)
+        truncate_arrays(store.path, start)
         if steps is not None:
             store.write_config(cfg.to_dict())
     elif out is not None:
@@ -115,17 +121,22 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
 
     sink = open_sinks(cfg, store.path, start) if store is not None else None  # None when tracking is off
     schedule = eval_schedule(cfg)
+    measure_at = measure_schedule(cfg)  # {} when all measures are off: one dict lookup per step
     history: list[dict] = []
     Xtr, ytr, chunk = exp.X_train, exp.y_train, cfg.eval.chunk
     status, step = "running", start
+    measured: dict = {}  # scalars of the latest measured step
     t0 = time.perf_counter() - wall0
 
     def checkpoint(step: int) -> None:
         store.save_checkpoint({
             "step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
             "tracker": tracker.state_dict(), "wall_s": time.perf_counter() - t0, "eval_s": eval_s,
-            "last_eval": last_eval, "last": last, **{k: v.state_dict() for k, v in stateful.items()}})
-        store.write_summary(_summary("running", step, time.perf_counter() - t0, eval_s, tracker, last, exp))
+            "last_eval": last_eval, "last": last, "measure_s": measure_s, "last_measured": last_measured,
+            **{k: v.state_dict() for k, v in stateful.items()}},
+            keep=bool(cfg.checkpoint_keep) and step % cfg.checkpoint_keep == 0)
+        store.write_summary(_summary("running", step, time.perf_counter() - t0, eval_s, tracker, last, exp,
+                                     measure_s))
 
     from tqdm.auto import tqdm  # imported late: the CLI starts faster
 
@@ -133,6 +144,19 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
                desc=f"{cfg.task.name if cfg.task.name != 'poly' else cfg.task.expr} {cfg.model.name}")
     try:
         while True:
+            # -- measures on their own schedules; their scalars join this step's metrics row
+            if step in measure_at and step != last_measured:
+                tm = time.perf_counter()
+                measured, arrays = run_measures(exp, step, measure_at[step])
+                if store is not None:
+                    save_arrays(store.path, step, arrays)
+                measure_s += time.perf_counter() - tm
+                last_measured = step
+                if not (step in schedule and step != last_eval):
+                    row = {"step": step, **measured}
+                    history.append(row)
+                    if store is not None:
+                        store.append(row)
             # -- evaluate on the schedule (the resumed step was evaluated before its checkpoint)
             if step in schedule and step != last_eval:
                 te = time.perf_counter()
@@ -142,7 +166,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
                 last_eval = step
                 last = {"step": step, "train/loss": train_loss, "train/acc": train_acc,
                         "test/loss": test_loss, "test/acc": test_acc,
-                        "time/wall_s": round(time.perf_counter() - t0, 4)}
+                        "time/wall_s": round(time.perf_counter() - t0, 4),
+                        **(measured if last_measured == step else {})}
                 if adapt is not None:  # the ratio in effect for the steps up to this one
                     last.update({"optim/c": adapt.c, "optim/f_E": adapt.f_E})
                 history.append(last)
@@ -162,7 +187,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
             if step >= cfg.steps:
                 status = "completed"
                 break
-            if store is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and step > start:
+            if store is not None and step > start and (cfg.checkpoint_every and step % cfg.checkpoint_every == 0
+                                                       or cfg.checkpoint_keep and step % cfg.checkpoint_keep == 0):
                 checkpoint(step)
 
             # -- one optimizer step
@@ -187,7 +213,9 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    summary = _summary(status, step, wall, eval_s, tracker, last, exp)
+    summary = _summary(status, step, wall, eval_s, tracker, last, exp, measure_s)
+    if measure_at:
+        summary["corr/MED_test_loss"] = med_test_loss_corr(read_metrics(store.path) if store else history)
     if store is not None:
         if status in ("completed", "early_stop"):
             checkpoint(step)  # the final state, for measures after the fact

@@ -1,0 +1,41 @@
+"""Each measure figure writes a PNG from the data a real run stores."""
+import numpy as np
+import pytest
+
+from groklab import load_runs, make_config, train
+from groklab.measures.schedule import array_series, load_arrays
+from groklab import plots_measures as pm
+from conftest import tiny
+
+PNG = b"\x89PNG"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plots") / "run"
+    train(make_config(tiny(**{"measures.hessian.every": 10, "measures.spectra.every": 10,
+                              "measures.token_grads.every": 5, "measures.geometry.every": 30,
+                              "measures.landscape.every": 30, "measures.landscape.n_points": 5})), out=out)
+    return out
+
+
+def test_every_figure_writes_a_png(run, tmp_path):
+    df = load_runs(run)
+    arrays = load_arrays(run, 30)
+    steps, grads = array_series(run, "tokens/grad_norm")
+    _, counts = array_series(run, "tokens/count")
+    paths = [
+        pm.plot_hessian(df, tmp_path / "hessian.png"),
+        pm.plot_ranks(df, tmp_path / "ranks.png"),
+        pm.plot_ranks(df, tmp_path / "erank.png", kind="erank"),
+        pm.plot_fourier({"add": arrays["fourier/spectrum"], "init": load_arrays(run, 0)["fourier/spectrum"]},
+                        tmp_path / "fourier.png"),
+        pm.plot_grad_heatmap(steps, grads, tmp_path / "heat.png", p=11),
+        pm.plot_token_counts({"batch@0": counts[0], "all batches": counts.sum(0)}, tmp_path / "counts.png"),
+        pm.plot_embedding_scatter(arrays["geometry/pca"], tmp_path / "pca.png", link=3),
+        pm.plot_landscape(arrays["landscape/alphas"], arrays["landscape/loss"], tmp_path / "land2.png"),
+        pm.plot_landscape(arrays["landscape/alphas"], arrays["landscape/loss"][:, 2], tmp_path / "land1.png"),
+    ]
+    for p in paths:
+        assert p.read_bytes()[:4] == PNG and p.stat().st_size > 2000, p
+    assert grads.shape == (len(steps), 13) and np.isfinite(grads).all()
