@@ -17,3 +17,30 @@ def tiny(**kw) -> list[str]:
             "eval.every": 10, "eval.log_points": 0, "progress": "false", "checkpoint_every": 10}
     base.update(kw)
     return [f"{k}={v}" for k, v in base.items()]
+
+
+def metric_rows(run_dir) -> list[dict]:
+    """A run's metric rows without the wall-clock column, for exact comparisons."""
+    from groklab.store import read_metrics
+
+    return [{k: v for k, v in r.items() if k != "time/wall_s"} for r in read_metrics(run_dir)]
+
+
+def interrupt_and_resume(cfg, tmp_path, monkeypatch, sampler_cls, at: int):
+    """Train cfg into full/; train it into cut/ with Ctrl-C before step `at`, then resume cut/."""
+    from groklab import train
+
+    full = train(cfg, out=tmp_path / "full")
+    original = sampler_cls.batch
+
+    def boom(self, step):
+        if step == at:
+            raise KeyboardInterrupt
+        return original(self, step)
+
+    monkeypatch.setattr(sampler_cls, "batch", boom)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, out=tmp_path / "cut")
+    monkeypatch.setattr(sampler_cls, "batch", original)
+    train(resume=tmp_path / "cut")
+    return full, tmp_path / "full", tmp_path / "cut"

@@ -1,14 +1,13 @@
 """Frequency-aware samplers (000 App. A): balanced token coverage and p_i ∝ exp(L_i^2 / gamma)."""
-import json
 
 import numpy as np
 import pytest
 import torch
 
-from groklab import make_config, train
+from groklab import make_config
 from groklab.data import make_split, make_table
 from groklab.data.frequency import BalancedSampler, EntropySampler, even_counts
-from conftest import tiny
+from conftest import interrupt_and_resume, metric_rows, tiny
 
 
 @pytest.mark.parametrize("p,B,split", [(23, 64, "random"), (23, 10, "random"), (31, 100, "uniform")])
@@ -77,20 +76,6 @@ def test_runs_with_frequency_samplers_resume_exactly(tmp_path, monkeypatch, samp
     from groklab.data import frequency
     cls = frequency.BalancedSampler if sampler == "balanced" else frequency.EntropySampler
     cfg = make_config(tiny(steps=40, sampler=sampler, **{"eval.every": 5, "sampler_gamma": 0.01}))
-    full = train(cfg, out=tmp_path / "full")
+    full, full_dir, cut_dir = interrupt_and_resume(cfg, tmp_path, monkeypatch, cls, at=27)
     assert full.summary["status"] == "completed"
-    original = cls.batch
-
-    def boom(self, step):
-        if step == 27:
-            raise KeyboardInterrupt
-        return original(self, step)
-
-    monkeypatch.setattr(cls, "batch", boom)
-    with pytest.raises(KeyboardInterrupt):
-        train(cfg, out=tmp_path / "cut")
-    monkeypatch.setattr(cls, "batch", original)
-    train(resume=tmp_path / "cut")
-    rows = lambda d: [{k: v for k, v in json.loads(l).items() if k != "time/wall_s"}  # noqa: E731
-                      for l in open(d / "metrics.jsonl")]
-    assert rows(tmp_path / "cut") == rows(tmp_path / "full")
+    assert metric_rows(cut_dir) == metric_rows(full_dir)

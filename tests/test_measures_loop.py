@@ -12,7 +12,7 @@ from groklab.data.sampling import EpochSampler
 from groklab.engine.setup import build
 from groklab.measures.schedule import MEASURES, array_series, load_arrays, measure_schedule, run_measures
 from groklab.store import read_metrics
-from conftest import tiny
+from conftest import interrupt_and_resume, tiny
 
 ALL_ON = {"measures.hessian.every": 10, "measures.hessian.blocks": "[E,W,all]", "measures.hessian.trace_samples": 2,
           "measures.spectra.every": 10, "measures.progress.every": 10, "measures.token_grads.every": 5,
@@ -79,19 +79,7 @@ def test_run_measures_leaves_model_rng_and_modes_alone():
 
 def test_resume_with_measures_equals_uninterrupted(tmp_path, monkeypatch):
     cfg = make_config(tiny(steps=40, **{**ALL_ON, "eval.every": 5, "checkpoint_every": 10}))
-    train(cfg, out=tmp_path / "full")
-    original = EpochSampler.batch
-
-    def boom(self, step):
-        if step == 27:
-            raise KeyboardInterrupt
-        return original(self, step)
-
-    monkeypatch.setattr(EpochSampler, "batch", boom)
-    with pytest.raises(KeyboardInterrupt):
-        train(cfg, out=tmp_path / "cut")
-    monkeypatch.setattr(EpochSampler, "batch", original)
-    train(resume=tmp_path / "cut")
+    interrupt_and_resume(cfg, tmp_path, monkeypatch, EpochSampler, at=27)
     assert _rows(tmp_path / "cut") == _rows(tmp_path / "full")  # training and measure scalars alike
     full, cut = load_arrays(tmp_path / "full"), load_arrays(tmp_path / "cut")
     assert sorted(full) == sorted(cut)

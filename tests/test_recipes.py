@@ -95,30 +95,15 @@ RESUMABLE = {
 
 @pytest.mark.parametrize("name", RESUMABLE)
 def test_recipes_survive_exact_resume(tmp_path, monkeypatch, name):
-    from groklab import train
     from groklab.data.sampling import EpochSampler
-    from conftest import tiny
+    from conftest import interrupt_and_resume, metric_rows, tiny
     cfg = make_config(tiny(steps=40, **{"eval.every": 5, **RESUMABLE[name]}))
-    full = train(cfg, out=tmp_path / "full")
+    full, full_dir, cut_dir = interrupt_and_resume(cfg, tmp_path, monkeypatch, EpochSampler, at=33)
     assert full.summary["status"] == "completed"
     if name == "adaptive_c":
         cs = [r["optim/c"] for r in full.history]
         assert all(0.5 <= c <= 1000 for c in cs) and len(set(cs)) > 2
-    original = EpochSampler.batch
-
-    def boom(self, step):
-        if step == 33:
-            raise KeyboardInterrupt
-        return original(self, step)
-
-    monkeypatch.setattr(EpochSampler, "batch", boom)
-    with pytest.raises(KeyboardInterrupt):
-        train(cfg, out=tmp_path / "cut")
-    monkeypatch.setattr(EpochSampler, "batch", original)
-    train(resume=tmp_path / "cut")
-    rows = lambda d: [{k: v for k, v in __import__("json").loads(l).items() if k != "time/wall_s"}  # noqa: E731
-                      for l in open(d / "metrics.jsonl")]
-    assert rows(tmp_path / "cut") == rows(tmp_path / "full")
+    assert metric_rows(cut_dir) == metric_rows(full_dir)
 
 
 def _grads(seq, shapes):

@@ -223,6 +223,17 @@ def _section_cls(cls: type[BaseModel], key: str) -> Optional[type[BaseModel]]:
     return ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
 
 
+def flatten(d: dict, prefix: str = "") -> dict:
+    """Nested config dict -> {"optim.lr": 0.001, ...}; lists become tuples so values hash."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = tuple(v) if isinstance(v, list) else v
+    return out
+
+
 def set_dotted(data: dict, dotted: str, value: Any) -> None:
     """Set `a.b.c = value` in a nested dict, checking every key against the schema."""
     cls: type[BaseModel] = Config

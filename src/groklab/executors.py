@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
-import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 

@@ -10,6 +10,7 @@ from typing import Any, Iterator
 import torch
 import yaml
 
+from groklab.config import flatten
 from groklab.errors import ConfigError
 
 CONFIG, METRICS, SUMMARY, CKPT = "config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt"
@@ -140,17 +141,6 @@ def find_runs(path: str | Path) -> Iterator[Path]:
         yield cfg.parent
 
 
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, key + "."))
-        else:
-            out[key] = tuple(v) if isinstance(v, list) else v
-    return out
-
-
 def load_runs(path: str | Path):
     """One pandas DataFrame: a row per run per eval step, with the run's config fields as columns."""
     import pandas as pd
@@ -167,7 +157,7 @@ def load_runs(path: str | Path):
         rel = run.relative_to(root).as_posix() if run != root else run.name
         df.insert(0, "run", rel)
         df["status"] = read_summary(run).get("status", "unknown")
-        for key, value in _flatten(yaml.safe_load((run / CONFIG).read_text())).items():
+        for key, value in flatten(yaml.safe_load((run / CONFIG).read_text())).items():
             df[key] = [value] * len(df)
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

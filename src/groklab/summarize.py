@@ -7,22 +7,13 @@ from pathlib import Path
 
 import yaml
 
+from groklab.config import flatten
 from groklab.errors import ConfigError
 from groklab.store import find_runs, read_summary
 
 EVENTS = ("t_train", "t_test", "gap")  # undefined when not reached: stats over the runs that reached them
 FINALS = ("final/train_acc", "final/test_acc")
 IGNORED = ("progress", "checkpoint_every", "device", "track.")  # settings that do not change the science
-
-
-def _flat(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = tuple(v) if isinstance(v, list) else v
-    return out
 
 
 def _seed_keys(root: Path) -> list[str]:
@@ -46,7 +37,7 @@ def summarize(root: str | Path):
     seeds = _seed_keys(root)
     runs = []
     for path in find_runs(root):
-        cfg = _flat(yaml.safe_load((path / "config.yaml").read_text()))
+        cfg = flatten(yaml.safe_load((path / "config.yaml").read_text()))
         point = {k: v for k, v in cfg.items()
                  if k not in seeds and not any(k == i or (i.endswith(".") and k.startswith(i)) for i in IGNORED)}
         runs.append((point, read_summary(path)))

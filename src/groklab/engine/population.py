@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from groklab.config import Config, validate
+from groklab.config import Config, flatten, validate
 from groklab.data.encoding import encode
 from groklab.data.sampling import EpochSampler, FullSampler, ReplacementSampler, _rng
 from groklab.engine.loop import RunResult, _summary, _tracker, eval_schedule, train
@@ -35,24 +35,14 @@ SHARED = ("task.", "p", "encoding", "model.", "batch_size", "sampler", "device",
 STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb"), ("sgd", "adam", "adamw")
 
 
-def _flat(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
-
-
 def _matches(key: str, patterns: Sequence[str]) -> bool:
     return any(key == p or (p.endswith(".") and key.startswith(p)) for p in patterns)
 
 
 def check_stackable(cfgs: Sequence[Config]) -> None:
     """Raise a one-line ConfigError if the stacked packing cannot train these members together."""
-    default = _flat(Config().to_dict())
-    first = _flat(cfgs[0].to_dict())
+    default = flatten(Config().to_dict())
+    first = flatten(cfgs[0].to_dict())
     for i, cfg in enumerate(cfgs):
         if cfg.model.name not in STACKED_MODELS:
             raise ConfigError("model.name", cfg.model.name, f"packing=stacked supports {', '.join(STACKED_MODELS)}; "
@@ -65,7 +55,7 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
                                ("sampler", cfg.sampler, cfg.sampler in ("epoch", "replacement", "full"))):
             if not ok:
                 raise ConfigError(key, value, "not supported by packing=stacked; use packing=sequential")
-        flat = _flat(cfg.to_dict())
+        flat = flatten(cfg.to_dict())
         for key, value in flat.items():
             if _matches(key, PER_MEMBER) or (key == "optim.momentum" and cfg.optim.base != "sgd"):
                 continue
