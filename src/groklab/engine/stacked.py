@@ -1,7 +1,8 @@
 """M MLPs as one: parameters stacked member-major in a flat [M, P] buffer, batched matmuls, stacked Adam/AdamW/SGD.
 
 Member i's parameter `name` is the view theta[i, off:off+numel].view(shape), in the order of the solo
-model's named_parameters() (E first), so the solo state_dict is a slice of the buffer. Per-member
+model's named_parameters() (E first), so the solo state_dict is a slice of the buffer. Every block
+starts at a multiple of ALIGN elements and P is one too (zero padding between). Per-member
 lr / weight decay / embedding ratio c are [M, 1] columns that broadcast over a member's row; the
 optimizer is ~10 whole-buffer ops per step whatever M is.
 """
@@ -9,15 +10,17 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
+from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
 
 from groklab.models.mlp import ACTS
 
-# Grads accumulate in place into strided views of one buffer, by design; torch warns about the layout.
-warnings.filterwarnings("ignore", message="grad and param do not obey the gradient layout contract")
+# Block offsets and the member stride P are multiples of 64 elements (256 bytes). With an odd P (193761
+# for the paper MLP) member i's weights start misaligned, and cuBLAS falls back to its slow unaligned
+# batched kernels: measured on an H100, see benchmarks/results/.
+ALIGN = 64
 
 
 def _adam_fused(th, g, m, v, lr, lr_E, wd, t, nE: int, b1: float, b2: float, eps: float, decoupled: bool):
@@ -44,6 +47,20 @@ def _adam_kernel():
     return _adam_compiled
 
 
+@contextmanager
+def _matmul_precision(precision: str | None):
+    """Set torch's CUDA float32 matmul precision ("tf32" / "ieee") for the block; None leaves it alone."""
+    if precision is None:
+        yield
+        return
+    old = torch.backends.cuda.matmul.fp32_precision
+    torch.backends.cuda.matmul.fp32_precision = precision
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.fp32_precision = old
+
+
 class StackedMLP:
     """Flat buffers (theta, grad, optimizer state) for M members of one MLP shape; forward, loss, step."""
 
@@ -54,16 +71,20 @@ class StackedMLP:
         self.shapes = {n: t.shape for n, t in ref.named_parameters()}
         self.offsets, P = {}, 0
         for n in self.names:
+            P = -(-P // ALIGN) * ALIGN
             self.offsets[n] = (P, P + self.shapes[n].numel())
             P += self.shapes[n].numel()
+        P = -(-P // ALIGN) * ALIGN
         self.nE = self.offsets["E.weight"][1] if "E.weight" in self.offsets else 0  # E is first
         self.vocab = self.shapes["E.weight"][0] if self.nE else 0
         self.n_hidden = len(ref.hidden)
         self.act = ACTS[cfgs[0].model.act]()
         dtype = next(ref.parameters()).dtype
+        self.theta = torch.zeros(self.M, P, dtype=dtype, device=device)
         with torch.no_grad():
-            self.theta = torch.stack([torch.cat([t.detach().reshape(-1) for t in m.parameters()])
-                                      for m in models]).to(device)
+            for i, m in enumerate(models):
+                for n, t in m.named_parameters():
+                    self.theta[i, slice(*self.offsets[n])] = t.detach().reshape(-1)
         self.grad = torch.zeros_like(self.theta)
         o = cfgs[0].optim
         self.base, self.betas, self.eps, self.momentum = o.base, tuple(o.betas), o.eps, o.momentum
@@ -76,17 +97,17 @@ class StackedMLP:
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
         # GROKLAB_FUSED=0 turns the compiled CUDA optimizer off (e.g. without a working triton)
         self.fused = device.type == "cuda" and self.base != "sgd" and os.environ.get("GROKLAB_FUSED", "1") != "0"
+        # TF32 matmuls for the training step on CUDA (float32): 1.7x faster at M=256, batch 512 on an H100,
+        # ~1e-3 relative per matmul; GROKLAB_TF32=0 keeps full float32. Evaluation always runs in float32.
+        tf32 = device.type == "cuda" and dtype == torch.float32 and os.environ.get("GROKLAB_TF32", "1") != "0"
+        self.precision = "tf32" if tf32 else None
         self.state = {}  # exp_avg / exp_avg_sq (adam, adamw) or momentum_buffer (sgd), each [M, P]
         self._link()
 
     def _link(self) -> None:
-        """Leaf views of theta whose .grad are views of the grad buffer: backward accumulates in place."""
-        self.params = {}
-        for n in self.names:
-            a, b = self.offsets[n]
-            leaf = self.theta[:, a:b].view(self.M, *self.shapes[n]).requires_grad_()
-            leaf.grad = self.grad[:, a:b].view(self.M, *self.shapes[n])
-            self.params[n] = leaf
+        """Leaf views of theta, one per parameter: the optimizer's in-place updates are what forward reads."""
+        self.params = {n: self.theta[:, slice(*self.offsets[n])].view(self.M, *self.shapes[n]).requires_grad_()
+                       for n in self.names}
 
     # -- members in and out ------------------------------------------------------------------
     def keep(self, idx: list[int]) -> None:
@@ -118,7 +139,11 @@ class StackedMLP:
 
     # -- compute -------------------------------------------------------------------------------
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: [M, R, n_ctx] tokens (or raw floats) -> logits [M, R, p]."""
+        """x: [M, R, n_ctx] tokens (or raw floats) -> logits [M, p, R].
+
+        Activations are feature-major, h: [M, features, R], so every layer is baddbmm(b, W, h) and autograd
+        returns each weight's gradient in the weight's own [out, in] layout (no transposed copies).
+        """
         p, M = self.params, self.M
         if self.nE:
             E = p["E.weight"]  # [M, vocab, d_emb]; member i's tokens index rows i*vocab + token
@@ -126,29 +151,40 @@ class StackedMLP:
             h = F.embedding(x + shift, E.reshape(M * self.vocab, -1)).flatten(2)
         else:
             h = x
-        h = self.act(torch.baddbmm(p["W.bias"].unsqueeze(1), h, p["W.weight"].transpose(1, 2)))
-        for k in range(self.n_hidden):
-            W, b = p[f"hidden.{k}.weight"], p[f"hidden.{k}.bias"]
-            h = self.act(torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2)))
-        return torch.baddbmm(p["U.bias"].unsqueeze(1), h, p["U.weight"].transpose(1, 2))
+        h = h.transpose(1, 2)
+        for layer in ["W"] + [f"hidden.{k}" for k in range(self.n_hidden)]:
+            h = self.act(torch.baddbmm(p[f"{layer}.bias"].unsqueeze(-1), p[f"{layer}.weight"], h))
+        return torch.baddbmm(p["U.bias"].unsqueeze(-1), p["U.weight"], h)
 
-    def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """Sum over members of each member's mean cross-entropy: member i's gradient is its solo one."""
-        logits = self.forward(x)
-        return F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum") / y.shape[1]
+    def backward(self, x: torch.Tensor, y: torch.Tensor) -> None:
+        """Write each member's gradient of its mean cross-entropy on (x [M, B, ...], y [M, B]) into self.grad."""
+        with _matmul_precision(self.precision):
+            logits = self.forward(x)
+            loss = F.cross_entropy(logits, y, reduction="sum") / y.shape[1]  # member i's grad is its solo one
+            grads = torch.autograd.grad(loss, list(self.params.values()))
+        for n, g in zip(self.names, grads):  # padding columns stay zero
+            self.grad[:, slice(*self.offsets[n])].copy_(g.view(self.M, -1))
 
     @torch.no_grad()
     def row_losses(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-member per-row cross-entropy and correctness for the shared rows x [R, n_ctx]."""
         logits = self.forward(x.expand(self.M, *x.shape))
-        loss = F.cross_entropy(logits.flatten(0, 1), y.repeat(self.M), reduction="none").view(self.M, -1)
-        return loss, logits.argmax(-1) == y
+        loss = F.cross_entropy(logits, y.expand(self.M, -1), reduction="none")
+        return loss, logits.argmax(1) == y
 
     @torch.no_grad()
     def step(self) -> None:
         """One optimizer step for every member, following torch's Adam / AdamW / SGD formulas."""
         self.t += 1
         th, g, nE = self.theta, self.grad, self.nE
+        b1, b2 = self.betas
+        if self.fused:  # CUDA: one compiled kernel instead of ~25 memory passes over [M, P]; it applies wd
+            m = self.state.setdefault("exp_avg", torch.zeros_like(th))
+            v = self.state.setdefault("exp_avg_sq", torch.zeros_like(th))
+            self.t_dev += 1
+            _adam_kernel()(th, g, m, v, self.lr, self.lr_E, self.wd, self.t_dev, nE, b1, b2, self.eps,
+                           self.base == "adamw")
+            return
         if self.base in ("adam", "sgd"):
             g.addcmul_(th, self.wd)  # coupled weight decay: g + wd * theta
         if self.base == "sgd":
@@ -160,14 +196,6 @@ class StackedMLP:
                 g = self.state["momentum_buffer"]
             th[:, :nE].addcmul_(g[:, :nE], -self.lr_E)
             th[:, nE:].addcmul_(g[:, nE:], -self.lr)
-            return
-        b1, b2 = self.betas
-        if self.fused:  # CUDA: one compiled kernel instead of ~25 memory passes over [M, P]
-            m = self.state.setdefault("exp_avg", torch.zeros_like(th))
-            v = self.state.setdefault("exp_avg_sq", torch.zeros_like(th))
-            self.t_dev += 1
-            _adam_kernel()(th, g, m, v, self.lr, self.lr_E, self.wd, self.t_dev, nE, b1, b2, self.eps,
-                           self.base == "adamw")
             return
         if self.base == "adamw":  # decoupled: theta * (1 - lr * wd), with the embedding's own lr
             th[:, :nE].mul_(1 - self.lr_E * self.wd)
