@@ -151,8 +151,7 @@ class Batches:
 
 def stacked_step(stack: StackedMLP, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> None:
     """One optimizer step of every member on its batch of table rows idx [M, B]."""
-    stack.backward(X[idx], y[idx])
-    stack.step()
+    stack.train_step(X, y, idx)
 
 
 class _Member:
