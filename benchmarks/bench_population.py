@@ -1,17 +1,19 @@
 """Population throughput: model-steps per second, stacked vs one-by-one, same process, same code as training.
 
     python benchmarks/bench_population.py                      # CPU: M = 1..256, batch 512 and 64
-    python benchmarks/bench_population.py --device cuda        # the same on a GPU (add --tf32 to allow TF32)
+    python benchmarks/bench_population.py --device cuda        # the same on a GPU (--fp32: no TF32 in the stack)
     python benchmarks/bench_population.py --smoke --json x.json  # seconds: the script still runs
 
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
-engine's step (StackedMLP + its batch blocks). Repeats alternate the two; the median is reported.
+engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 unless --fp32, i.e.
+GROKLAB_TF32=0). Repeats alternate the two; the median is reported.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -36,9 +38,8 @@ def configs(M: int, B: int, p: int, d: int, device: str, smoke: bool) -> list:
                          "progress=false", *extra]) for i in range(M)]
 
 
-def one_by_one(cfgs: list, steps: int) -> float:
+def one_by_one(exps: list, steps: int) -> float:
     """Model-steps/s of the solo loop's step, members trained one after another."""
-    exps = [build(c) for c in cfgs]
     device = exps[0].device
     for e in exps:  # warm-up
         _solo_steps(e, 0, 2)
@@ -60,9 +61,9 @@ def _solo_steps(exp, start: int, steps: int) -> None:
         opt.step()
 
 
-def stacked(cfgs: list, steps: int) -> float:
+def stacked(exps: list, steps: int) -> float:
     """Model-steps/s of the population engine's stacked step, batch blocks included."""
-    exps = [build(c) for c in cfgs]
+    cfgs = [e.cfg for e in exps]
     device = exps[0].device
     stack = StackedMLP([e.model for e in exps], cfgs, device)
     X, y = _table_tensors(exps[0], device)
@@ -86,43 +87,45 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0, help="target seconds per timed repeat")
     ap.add_argument("--solo-members", type=int, default=4, help="members the one-by-one baseline trains per repeat")
-    ap.add_argument("--tf32", action="store_true", help="allow TF32 matmuls on CUDA (faster, ~1e-3 relative)")
+    ap.add_argument("--fp32", action="store_true", help="CUDA: full float32 matmuls in the stack (GROKLAB_TF32=0)")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
-    torch.backends.cuda.matmul.allow_tf32 = args.tf32
+    if args.fp32:
+        os.environ["GROKLAB_TF32"] = "0"
+    tf32 = args.device == "cuda" and not args.fp32
     Ms = [1, 4] if args.smoke else [int(m) for m in args.members.split(",")]
     Bs = [16] if args.smoke else [int(b) for b in args.batches.split(",")]
     p, repeats = (11, 1) if args.smoke else (97, args.repeats)
     device = torch.device(args.device)
     name = torch.cuda.get_device_name() if device.type == "cuda" else f"cpu, {torch.get_num_threads()} threads"
-    print(f"torch {torch.__version__}, {name}, p={p}, median of {repeats}, tf32={args.tf32}")
+    print(f"torch {torch.__version__}, {name}, p={p}, median of {repeats}, stacked tf32={tf32}")
     head = f"{'batch':>5} {'M':>4} {'one-by-one steps/s':>19} {'stacked steps/s':>16} {'stacked ms/step':>16} {'speedup':>8}"
     print(head + "\n" + "-" * len(head), flush=True)
     results = []
     for B in Bs:
         for M in Ms:
-            cfgs = configs(M, B, p, 128, args.device, args.smoke)
-            solo_cfgs = cfgs[:min(M, args.solo_members)]
+            exps = [build(c) for c in configs(M, B, p, 128, args.device, args.smoke)]
+            solo_exps = exps[:min(M, args.solo_members)]
             # steps per repeat: about --seconds of work, from one quick probe of each
-            probe_solo, probe_st = one_by_one(solo_cfgs[:1], 3), stacked(cfgs, 2)
-            n_solo = 2 if args.smoke else max(3, int(args.seconds * probe_solo / len(solo_cfgs)))
+            probe_solo, probe_st = one_by_one(solo_exps[:1], 3), stacked(exps, 2)
+            n_solo = 2 if args.smoke else max(3, int(args.seconds * probe_solo / len(solo_exps)))
             n_st = 2 if args.smoke else max(3, int(args.seconds * probe_st / M))
             solo, st = [], []
             for _ in range(repeats):
-                solo.append(one_by_one(solo_cfgs, n_solo))
-                st.append(stacked(cfgs, n_st))
+                solo.append(one_by_one(solo_exps, n_solo))
+                st.append(stacked(exps, n_st))
             a, b = statistics.median(solo), statistics.median(st)
             results.append({"batch": B, "M": M, "one_by_one_steps_per_s": round(a, 1),
                             "stacked_steps_per_s": round(b, 1), "stacked_ms_per_step": round(1e3 * M / b, 3),
                             "speedup": round(b / a, 2), "solo_steps": n_solo, "stacked_steps": n_st})
             print(f"{B:>5} {M:>4} {a:>19.1f} {b:>16.1f} {1e3 * M / b:>16.3f} {b / a:>7.2f}x", flush=True)
-            del cfgs
+            del exps, solo_exps
             if device.type == "cuda":
                 torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": name, "torch": torch.__version__, "tf32": args.tf32, "rows": results}, f, indent=1)
+            json.dump({"device": name, "torch": torch.__version__, "tf32": tf32, "rows": results}, f, indent=1)
     return 0
 
 

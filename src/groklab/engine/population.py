@@ -142,17 +142,16 @@ class Batches:
             return self.rows
         if self.block is None or not self.start <= step < self.start + len(self.block):
             K = max(1, min(self.K, self.steps - step))
-            pos = np.stack([batch_block(s, step, K) for s in self.samplers], 1)  # [K, M, B]
-            self.block, self.start = torch.from_numpy(pos).to(self.rows.device, non_blocking=True), step
+            pos = torch.from_numpy(np.stack([batch_block(s, step, K) for s in self.samplers], 1))  # [K, M, B]
+            if self.rows.is_cuda:  # pinned: the copy is asynchronous, the device queue does not drain
+                pos = pos.pin_memory()
+            self.block, self.start = pos.to(self.rows.device, non_blocking=True), step
         return self.rows.gather(1, self.block[step - self.start])
 
 
 def stacked_step(stack: StackedMLP, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> None:
     """One optimizer step of every member on its batch of table rows idx [M, B]."""
-    loss = stack.loss(X[idx], y[idx])
-    stack.grad.zero_()
-    loss.backward()
-    stack.step()
+    stack.train_step(X, y, idx)
 
 
 class _Member:
