@@ -1,13 +1,13 @@
 """Population throughput: model-steps per second, stacked vs one-by-one, same process, same code as training.
 
     python benchmarks/bench_population.py                      # CPU: M = 1..256, batch 512 and 64
-    python benchmarks/bench_population.py --device cuda        # the same on a GPU (--fp32: no TF32 in the stack)
+    python benchmarks/bench_population.py --device cuda        # the same on a GPU (--tf32: TF32 matmuls in the stack)
     python benchmarks/bench_population.py --smoke --json x.json  # seconds: the script still runs
 
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
-engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 unless --fp32, i.e.
-GROKLAB_TF32=0). Repeats alternate the two; the median is reported.
+engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 with --tf32, i.e.
+GROKLAB_TF32=1). Repeats alternate the two; the median is reported.
 """
 from __future__ import annotations
 
@@ -87,13 +87,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0, help="target seconds per timed repeat")
     ap.add_argument("--solo-members", type=int, default=4, help="members the one-by-one baseline trains per repeat")
-    ap.add_argument("--fp32", action="store_true", help="CUDA: full float32 matmuls in the stack (GROKLAB_TF32=0)")
+    ap.add_argument("--tf32", action="store_true", help="CUDA: TF32 matmuls in the stack (GROKLAB_TF32=1)")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
-    if args.fp32:
-        os.environ["GROKLAB_TF32"] = "0"
-    tf32 = args.device == "cuda" and not args.fp32
+    if args.tf32:
+        os.environ["GROKLAB_TF32"] = "1"
+    tf32 = args.device == "cuda" and args.tf32
     Ms = [1, 4] if args.smoke else [int(m) for m in args.members.split(",")]
     Bs = [16] if args.smoke else [int(b) for b in args.batches.split(",")]
     p, repeats = (11, 1) if args.smoke else (97, args.repeats)
