@@ -18,7 +18,9 @@ def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99)
     if df.empty:
         return pd.DataFrame()
     for run, g in df.groupby("run", sort=True):
-        g = g.sort_values("step")
+        g = g.dropna(subset=["test/acc"]).sort_values("step")  # rows of measures alone carry no accuracy
+        if g.empty:
+            continue
         ev = grok_events(g["step"], g["train/acc"], g["test/acc"], train_thr, test_thr)
         last = g.iloc[-1]
         row = {k: last[k] for k in g.columns if "/" not in k and k != "step"}  # config, run, status
