@@ -157,3 +157,61 @@ def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
     counts = [round(f * 60) for f in s["train"]]  # floor(0.5 * 121) = 60 training rows
     assert sum(counts) == 60 and max(counts) - min(counts) <= 1 and s["missing"] == 0
     assert s["absent"] == [0.0] * 11 and abs(sum(s["test"]) - 1) < 1e-9
+
+
+def test_fig3_claims_on_given_zero_shares():
+    from groklab.experiments import fig3
+
+    c = {x.id: x for x in fig3.claims({"random": [0.06, 0.07], "uniform": [0.05, 0.06], "skewed": [0.08, 0.09]})}
+    assert c["sparse_gradient_columns"].holds and c["skewed_sparser_than_uniform"].holds
+    c = {x.id: x for x in fig3.claims({"random": [0.0, 0.07], "uniform": [0.05, 0.06], "skewed": [0.04, 0.05]})}
+    assert not c["sparse_gradient_columns"].holds and not c["skewed_sparser_than_uniform"].holds
+
+
+def _hessian_df(ratio_of):
+    rows = []
+    for name in ("adam", "adam_lr", "adam_lr_adaptive"):
+        for s in range(2):
+            for step in (0, 100, 200, 300):
+                rows.append({"run": f"{name}/s{s}", "step": step, "hessian/E_top": ratio_of[name] * 10.0,
+                             "hessian/W_top": 10.0})
+    return pd.DataFrame(rows)
+
+
+def test_fig7_claims_from_hessian_metrics():
+    from groklab.experiments import fig7
+
+    per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(_hessian_df(r)).items()) if k.startswith(n + "/")]
+           for r in [{"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}] for n in fig7.OPTIMS}
+    c = {x.id: x for x in fig7.claims(per)}
+    assert all(x.holds for x in c.values()) and c["adam_E_much_flatter_than_W"].per_seed["adam"] == [0.01, 0.01]
+    c = {x.id: x for x in fig7.claims({"adam": [0.5, 0.5], "adam_lr": [0.05, 0.05], "adam_lr_adaptive": [1.5, 1.5]})}
+    assert not c["adam_E_much_flatter_than_W"].holds and not c["adam_lr_closer"].holds
+    assert c["adam_lr_adaptive_closer"].holds  # |log 1.5| < |log 0.5|: closer from above counts too
+    c2 = fig7.claims({"adam": [0.5, 0.5], "adam_lr_adaptive": [0.9, 0.9]})
+    assert c2[2].holds and not c2[1].holds  # no adam_lr runs: that claim cannot hold
+
+
+def test_fig10_claims_from_rank_statistics():
+    from groklab.experiments import fig10
+
+    st = {}
+    for n in fig10.SETUPS:
+        for s in range(3):  # (rank at start, at t_test, at the end)
+            st[f"{n}/s{s}"] = (40.0, 20.0, 15.0 if n.startswith("adam_lr") else 20.0)
+    c = {x.id: x for x in fig10.claims(st)}
+    assert c["rank_EW_decreases"].holds and c["only_adam_lr_changes_rank_after_grokking"].holds
+    st["adam_wd5e-3/s0"] = (40.0, 20.0, 41.0)
+    st["adam_wd5e-3/s1"] = (40.0, 20.0, 25.0)
+    c = {x.id: x for x in fig10.claims(st)}
+    assert not c["rank_EW_decreases"].holds and not c["only_adam_lr_changes_rank_after_grokking"].holds
+
+
+def test_fig11_claims_on_key_shares():
+    from groklab.experiments import fig11
+
+    c = fig11.claims({"add": [0.9, 0.8, 0.95], "mul": [0.7, 0.9, 0.85], "div": [0.4, 0.5, 0.3]})
+    assert all(x.holds for x in c) and c[0].aggregate == {"median_add": 0.9, "median_div": 0.4}
+    c = fig11.claims({"add": [0.3], "mul": [0.9], "div": [0.5]})
+    assert not c[0].holds and c[1].holds
+    assert not any(x.holds for x in fig11.claims({"add": [0.9], "mul": [0.9], "div": []}))
