@@ -10,8 +10,8 @@ from groklab.sweep import Run
 from groklab.errors import ConfigError
 from groklab.config import make_config
 
-TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=40", "eval.every=10", "eval.log_points=3",
-        "checkpoint_every=20", "stop.patience=10")
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=20", "eval.every=10", "eval.log_points=0",
+        "checkpoint_every=10", "stop.patience=10")
 FIGS = sorted(PAPERS["embedding"])
 
 

@@ -55,7 +55,9 @@ def _plot(df, path: Path) -> list[Path]:
             tw = ax.twinx()
             tw.plot(acc["step"], acc["test/acc"], color="gray", lw=0.8, ls=":")
             tw.set_ylim(0, 1.05)
-            ax.set(xscale="log", yscale="log", title=f"{name} (seed 0; dotted: test acc)", xlabel="step")
+            ax.set(xscale="log", title=f"{name} (seed 0; dotted: test acc)", xlabel="step")
+            if (g[["hessian/E_top", "hessian/W_top"]] > 0).all().all() and len(g):
+                ax.set_yscale("log")  # only when every value can be drawn on a log axis
         axes[0][0].legend()
         fig.suptitle("Figs. 7/9: top Hessian eigenvalue per block")
         fig.tight_layout()
