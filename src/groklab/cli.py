@@ -205,7 +205,8 @@ def parser() -> argparse.ArgumentParser:
                        description="Train a paper figure's runs into OUT/<fig>/<run> (finished runs are "
                                    "skipped, unfinished ones resumed), draw PNG and PDF figures and write "
                                    "claims.json with a verdict per claim.")
-    r.add_argument("experiment", help="embedding/<fig> (fig2, fig4, fig5, fig6) or embedding/all")
+    r.add_argument("experiment", help="embedding/<fig> (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, "
+                                      "fig11) or embedding/all")
     r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
     r.add_argument("--profile", default="quick", help="quick (CPU-friendly sizes) or paper (the paper's)")
     r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")

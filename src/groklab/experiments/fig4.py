@@ -9,7 +9,7 @@ from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
 from groklab.experiments.stats import median_censored, paired_ratios, per_seed, ratio, run_table
 
 NAME = "fig4"
-TITLE = "Sampling strategy x batch size x dataset, Adam lr 1e-3"
+TITLE = "Sampling strategy x batch size x dataset (paper: Adam lr 1e-3; quick: 1e-2)"
 PAPER = ("Uniform sampling generalizes faster than random sampling, but the gap diminishes for batch "
          "sizes of 512 and more. Skewed sampling fits the training data but fails to generalize.")
 TASKS = ("add", "mul")
@@ -32,7 +32,7 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         figs = acc_grid(df, out / "fig4", rows="batch_size", cols="task.name", line="split.name",
-                        title="Fig. 4: sampling strategies (lr 1e-3)",
+                        title=f"Fig. 4: sampling strategies (Adam lr {df['optim.lr'].iloc[0]:g})",
                         order={"split.name": list(SPLITS), "batch_size": list(BATCHES)})
     return figs, claims(run_table(df))
 
