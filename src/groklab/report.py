@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,8 @@ def figure_dirs(root: Path) -> list[Path]:
     """The figure directories (with a manifest) at or below `root`, in sorted order."""
     if (root / MANIFEST).is_file():
         return [root]
-    return sorted(p.parent for p in root.rglob(MANIFEST))
+    natural = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.as_posix())]  # noqa: E731
+    return sorted((p.parent for p in root.rglob(MANIFEST)), key=natural)
 
 
 def health(fig_dir: Path) -> dict[str, str]:
