@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 PROFILES = ("quick", "paper")
 
@@ -67,6 +67,3 @@ def seeded(name: str, overrides: list[str], seeds: int, split_seed: bool = True)
         out.append(RunSpec(f"{name}/s{s}", tuple(overrides + extra)))
     return out
 
-
-def none_if_missing(x: Optional[float]) -> Optional[float]:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
