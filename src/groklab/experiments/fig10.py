@@ -16,7 +16,7 @@ SETUPS = {"adam_wd1e-3": ["optim=adam", "optim.weight_decay=0.001"],
           "adam_lr_adaptive_wd1e-3": ["optim=adam_lr", "optim.c_adaptive=true", "optim.weight_decay=0.001"],
           "adam_wd5e-3": ["optim=adam", "optim.weight_decay=0.005"]}
 # no early stop: the claim is about what happens after generalization
-QUICK = ["task=mul", "batch_size=512", "steps=2500", "stop.early=false", "measures.spectra.every=50",
+QUICK = ["task=mul", "batch_size=512", "steps=1500", "stop.early=false", "measures.spectra.every=100",
          "measures.spectra.rank_rtol=0.01"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.01", "batch_size=512", "steps=20000", "stop.early=false",
                "measures.spectra.every=250", "measures.spectra.rank_rtol=0.01"]
