@@ -1,5 +1,5 @@
-"""Command line: `groklab train key=value ...`, `groklab measure RUN --at STEP`, `groklab demo`,
-`groklab numberline`. Bad input: one line on stderr, exit 2."""
+"""Command line: `groklab train key=value ...`, `measure RUN --at STEP`, `demo`, `numberline`,
+`reproduce`, `report`. Bad input: one line on stderr, exit 2."""
 from __future__ import annotations
 
 import argparse
@@ -135,6 +135,28 @@ def _numberline_parser(sub) -> None:
     nl.set_defaults(func=cmd_numberline)
 
 
+def cmd_reproduce(args) -> int:
+    from groklab.experiments import default_jobs, reproduce
+
+    t0 = time.perf_counter()
+    docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
+                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides))
+    claims = [c for d in docs for c in d["claims"]]
+    print(f"{sum(c['holds'] for c in claims)} of {len(claims)} claims hold; "
+          f"{time.perf_counter() - t0:.0f} s; report: groklab report {args.out}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from groklab.report import markdown, write_report
+
+    if args.markdown:
+        print(markdown(args.dir))
+    else:
+        print(write_report(args.dir, args.out))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="groklab", description="A laboratory for grokking.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -179,6 +201,23 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--csv", help="where to write the CSV (default: DIR/summary.csv)")
     m.set_defaults(func=cmd_summarize)
     _numberline_parser(sub)
+    r = sub.add_parser("reproduce", help="re-run a paper figure, draw it, check its claims: embedding/fig6",
+                       description="Train a paper figure's runs into OUT/<fig>/<run> (finished runs are "
+                                   "skipped, unfinished ones resumed), draw PNG and PDF figures and write "
+                                   "claims.json with a verdict per claim.")
+    r.add_argument("experiment", help="embedding/<fig> (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, "
+                                      "fig11) or embedding/all")
+    r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
+    r.add_argument("--profile", default="quick", help="quick (CPU-friendly sizes) or paper (the paper's)")
+    r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
+    r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
+    r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
+    r.set_defaults(func=cmd_reproduce)
+    rp = sub.add_parser("report", help="one self-contained HTML page for an experiment tree")
+    rp.add_argument("dir", help="directory written by groklab reproduce")
+    rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
+    rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
+    rp.set_defaults(func=cmd_report)
     return ap
 
 

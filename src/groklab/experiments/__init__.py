@@ -1,0 +1,49 @@
+"""Paper figures as experiments: each module holds a spec of runs per profile, an analysis and claims.
+
+A module has NAME, TITLE, PAPER (what the paper reports), runs(profile, seeds) -> [RunSpec] and
+analyze(metrics DataFrame, out dir) -> (figure paths, [Claim]). The library itself knows no paper.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from groklab.config import make_config
+from groklab.errors import ConfigError
+from groklab.experiments import fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11
+from groklab.experiments.runner import default_jobs, run_figure, specs_of
+from groklab.experiments.spec import PROFILES, Claim, RunSpec
+
+PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11)}}  # paper 000
+
+
+def resolve(target: str) -> list:
+    """'embedding/fig6' -> [fig6 module]; 'embedding/all' -> every figure of the paper."""
+    paper, _, fig = target.partition("/")
+    if paper not in PAPERS:
+        raise ConfigError("experiment", target, f"unknown paper '{paper}'; known: {', '.join(PAPERS)}")
+    figs = PAPERS[paper]
+    if fig == "all":
+        return list(figs.values())
+    if fig not in figs:
+        raise ConfigError("experiment", target, f"allowed: {', '.join(f'{paper}/{f}' for f in [*figs, 'all'])}")
+    return [figs[fig]]
+
+
+def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
+              echo: Callable = print, overrides: tuple[str, ...] = ()) -> list[dict]:
+    """Run, draw and check every figure of `target`; returns each figure's claims.json content."""
+    if profile not in PROFILES:
+        raise ConfigError("profile", profile, f"allowed: {', '.join(PROFILES)}")
+    if not isinstance(seeds, int) or seeds < 1:
+        raise ConfigError("seeds", seeds, "must be an integer >= 1")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError("jobs", jobs, "must be an integer >= 1")
+    modules = resolve(target)
+    for m in modules:  # every config of every figure validated before anything is trained
+        for spec in specs_of(m, profile, seeds, overrides):
+            make_config(list(spec.overrides))
+    return [run_figure(m, Path(out), profile, seeds, jobs, echo, overrides) for m in modules]
+
+
+__all__ = ["PAPERS", "Claim", "RunSpec", "default_jobs", "reproduce", "resolve", "run_figure"]

@@ -1,0 +1,86 @@
+"""Train a figure's runs into DIR/<fig>/<run>/ (finished runs skipped, unfinished resumed), then analyse.
+
+`execute` is the one place that decides how runs are trained: it hands them to the sweep machinery.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from groklab.config import make_config
+from groklab.experiments.spec import RunSpec
+from groklab.store import load_runs, read_summary
+
+CLAIMS, MANIFEST, ERROR = "claims.json", "experiment.json", "error.txt"
+
+
+def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable = print,
+            packing: str = "auto") -> dict[str, dict]:
+    """Train every run (name -> resolved config dict) below `root` with the sweep machinery: finished
+    runs are skipped, unfinished ones resume; `jobs` > 1 trains in a process pool; on a GPU, compatible
+    runs are stacked into populations (packing=auto). Returns name -> summary ({"status": "failed"} on a crash)."""
+    from groklab.config import validate
+    from groklab.executors import Progress, run_units
+    from groklab.sweep import Run, plan
+
+    runs = [Run(name, name, validate(dict(cfg)), root / name) for name, cfg in configs.items()]
+    units, done = plan(runs, packing)
+    echo(f"  {len(done)} of {len(runs)} runs already finished; training {sum(map(len, units))}")
+    for r in (r for unit in units for r in unit):
+        (r.out / ERROR).unlink(missing_ok=True)  # a retried run is judged by its new outcome
+    progress = Progress(len(runs), len(done), show=echo is print)
+    try:
+        ran = run_units(units, packing, "process" if jobs > 1 else "inprocess", jobs, progress=progress, echo=echo)
+    finally:
+        progress.close()
+    results = {r.name: read_summary(r.out) for r in runs}
+    for name, status in ran:
+        if status.startswith("failed"):  # the run crashed: keep the reason beside its files
+            (root / name).mkdir(parents=True, exist_ok=True)
+            (root / name / ERROR).write_text(status + "\n")
+            results[name] = {"status": "failed"}
+    return results
+
+
+def default_jobs() -> int:
+    """One single-threaded run per core: the quick models are too small to use two threads well."""
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) -> list:
+    """The figure's runs, with `overrides` (e.g. p=31) appended to every run's config."""
+    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in module.runs(profile, seeds)]
+
+
+def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
+               echo: Callable = print, overrides: tuple[str, ...] = ()) -> dict:
+    """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content."""
+    specs = specs_of(module, profile, seeds, overrides)
+    configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
+    root = Path(out) / module.NAME
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile,
+                "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in specs}}
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(specs)} runs) -> {root}")
+    t0 = time.perf_counter()
+    results = execute(root, configs, jobs, echo)
+    df = load_runs(root)
+    df = df[df["run"].isin(configs)] if not df.empty else df  # ignore stray runs of another profile
+    figures, claims = module.analyze(df, root)
+    health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
+    doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
+           "wall_s": round(time.perf_counter() - t0, 1),
+           "figures": [Path(f).relative_to(root).as_posix() for f in figures],
+           "health": health, "claims": [c.to_dict() for c in claims]}
+    (root / CLAIMS).write_text(json.dumps(doc, indent=1))
+    for c in claims:
+        echo(f"  [{'holds' if c.holds else 'FAILS'}] {c.id}: {c.text}  ({_agg(c.aggregate)})")
+    return doc
+
+
+def _agg(aggregate: dict) -> str:
+    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in aggregate.items())

@@ -1,0 +1,85 @@
+"""Per-run statistics from load_runs() metrics, and the small aggregates claims are stated in."""
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Iterable, Optional
+
+import pandas as pd
+
+from groklab.measures.curves import grok_events
+
+INF = math.inf
+
+
+def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99) -> pd.DataFrame:
+    """One row per run: config columns, status, last step, t_train, t_test, final and best accuracies."""
+    rows = []
+    if df.empty:
+        return pd.DataFrame()
+    for run, g in df.groupby("run", sort=True):
+        g = g.dropna(subset=["test/acc"]).sort_values("step")  # rows of measures alone carry no accuracy
+        if g.empty:
+            continue
+        ev = grok_events(g["step"], g["train/acc"], g["test/acc"], train_thr, test_thr)
+        last = g.iloc[-1]
+        row = {k: last[k] for k in g.columns if "/" not in k and k != "step"}  # config, run, status
+        row.update(ev)
+        row.update({"last_step": int(last["step"]), "final_train": float(last["train/acc"]),
+                    "final_test": float(last["test/acc"]), "max_test": float(g["test/acc"].max())})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def select(table: pd.DataFrame, **where) -> pd.DataFrame:
+    """Rows of `table` whose columns equal the given values; keys use '__' for '.' (task__name='add')."""
+    mask = pd.Series(True, index=table.index)
+    for key, value in where.items():
+        col = key.replace("__", ".")
+        if col not in table:
+            return table.iloc[0:0]
+        mask &= table[col] == value
+    return table[mask].sort_values("seed")
+
+
+def per_seed(table: pd.DataFrame, col: str, **where) -> list:
+    """Values of `col` ordered by seed, None where a run has no value (e.g. t_test never reached)."""
+    sub = select(table, **where)
+    step = col.startswith("t_")  # event steps are integers (a column with a None reads as float)
+    return [None if _missing(v) else (int(v) if step else _py(v)) for v in sub[col]]
+
+
+def median_censored(values: Iterable[Optional[float]]) -> float:
+    """Median where None means "not reached within the run" and counts as +inf (a right-censored time)."""
+    vals = [INF if v is None else float(v) for v in values]
+    return statistics.median(vals) if vals else math.nan
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b with censored times: inf/x = inf, x/inf = 0, inf/inf = nan (undecided)."""
+    if math.isinf(a) and math.isinf(b):
+        return math.nan
+    if math.isinf(b):
+        return 0.0
+    if math.isinf(a):
+        return INF
+    return a / b if b else math.nan
+
+
+def paired_ratios(num: list, den: list) -> list[float]:
+    """Per-seed ratios num[i] / den[i] of censored times (None = not reached)."""
+    return [ratio(INF if a is None else a, INF if b is None else b) for a, b in zip(num, den)]
+
+
+def value_at(df: pd.DataFrame, run: str, step: int, col: str = "test/acc") -> Optional[float]:
+    """`col` at the last evaluation at or before `step` (an early-stopped run keeps its final value)."""
+    g = df[(df["run"] == run) & (df["step"] <= step)]
+    return None if g.empty else float(g.sort_values("step")[col].iloc[-1])
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _py(v):
+    return v.item() if hasattr(v, "item") else v

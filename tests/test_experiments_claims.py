@@ -1,0 +1,217 @@
+"""Claim logic of the paper-000 experiments on synthetic metrics, where the right verdict is known."""
+import math
+
+import pandas as pd
+
+from groklab.experiments import fig2, fig4, fig5, fig6
+from groklab.experiments.stats import median_censored, paired_ratios, ratio, run_table, value_at
+
+STEPS = list(range(0, 2001, 50))
+
+
+def curve(run, t_train, t_test, last=2000, final_test=None, status=None, **cfg):
+    """Eval rows of a run: train acc jumps to 1 at t_train, test acc to 1 at t_test (None: never)."""
+    rows = []
+    for s in [x for x in STEPS if x <= last]:
+        train = 1.0 if t_train is not None and s >= t_train else 0.3
+        test = 1.0 if t_test is not None and s >= t_test else 0.1
+        rows.append({"run": run, "step": s, "train/acc": train, "test/acc": test})
+    if final_test is not None:
+        rows[-1]["test/acc"] = final_test
+    df = pd.DataFrame(rows)
+    df["status"] = status or ("early_stop" if t_test is not None else "completed")
+    for k, v in cfg.items():
+        df[k.replace("__", ".")] = v
+    return df
+
+
+def frame(parts):
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_censored_statistics():
+    assert median_censored([100, None, 300]) == 300
+    assert median_censored([None, None, 5]) == math.inf
+    assert ratio(math.inf, 10) == math.inf and ratio(10, math.inf) == 0.0 and math.isnan(ratio(math.inf, math.inf))
+    assert paired_ratios([200, None], [100, 50]) == [2.0, math.inf]
+
+
+def test_run_table_events_and_value_at():
+    df = curve("a", 100, 460, seed=0)
+    t = run_table(df)
+    assert t.loc[0, "t_train"] == 100 and t.loc[0, "t_test"] == 500  # first eval at or after 460
+    assert value_at(df, "a", 490) == 0.1 and value_at(df, "a", 510) == 1.0
+
+
+def _fig6(adam_t, lr_t):
+    parts = []
+    for task in fig6.TASKS:
+        for s, (a, b) in enumerate(zip(adam_t, lr_t)):
+            parts.append(curve(f"{task}/adam/s{s}", 50, a, seed=s, task__name=task, optim__name="adam"))
+            parts.append(curve(f"{task}/adam_lr/s{s}", 50, b, seed=s, task__name=task, optim__name="adam_lr",
+                               optim__c=10.0, optim__c_adaptive=False))
+            parts.append(curve(f"{task}/adam_lr_adaptive/s{s}", 50, a, seed=s, task__name=task,
+                               optim__name="adam_lr", optim__c=None, optim__c_adaptive=True))
+    return run_table(frame(parts))
+
+
+def test_fig6_adam_lr_faster_holds_and_fails():
+    good = {c.id: c for c in fig6.claims(_fig6([800, 1000, None], [300, 400, 500]))}
+    assert all(c.holds for k, c in good.items() if not k.startswith("adam_lr_adaptive"))
+    assert not any(c.holds for k, c in good.items() if k.startswith("adam_lr_adaptive"))  # as slow as Adam
+    add = good["adam_lr_faster_add"].to_dict()
+    assert add["per_seed"]["adam"] == [800, 1000, None] and add["aggregate"]["ratio"] == 2.5
+    bad = fig6.claims(_fig6([300, 400, 500], [800, 1000, None]))
+    assert not any(c.holds for c in bad)
+    neither = fig6.claims(_fig6([None] * 3, [None] * 3))  # inf vs inf: undecided, so not holding
+    assert not any(c.holds for c in neither)
+
+
+def _fig2(no_emb_add_final, mul_emb_t_test):
+    parts = []
+    for s in range(3):
+        kw = dict(seed=s)
+        parts.append(curve(f"add/mlp/s{s}", 100, 100, final_test=no_emb_add_final, task__name="add",
+                           model__name="mlp", **kw))
+        parts.append(curve(f"mul/mlp/s{s}", None, None, task__name="mul", model__name="mlp", **kw))
+        parts.append(curve(f"add/mlp_emb/s{s}", 100, 300, task__name="add", model__name="mlp_emb", **kw))
+        parts.append(curve(f"mul/mlp_emb/s{s}", 100, mul_emb_t_test, task__name="mul", model__name="mlp_emb", **kw))
+    return run_table(frame(parts))
+
+
+def test_fig2_claims():
+    c = {x.id: x for x in fig2.claims(_fig2(1.0, 600))}
+    assert all(x.holds for x in c.values())
+    assert c["emb_mul_groks_late"].aggregate["median_ratio"] == 6.0
+    c = {x.id: x for x in fig2.claims(_fig2(0.5, 150))}
+    assert not c["no_emb_generalizes_add"].holds and not c["emb_mul_groks_late"].holds  # delay 1.5 < 2
+    assert c["no_emb_fails_mul"].holds and c["emb_fits_both"].holds
+
+
+def _fig4(t_test):
+    """t_test(split, B) -> a step (same for every task and seed)."""
+    parts = []
+    for task in fig4.TASKS:
+        for B in fig4.BATCHES:
+            for split in fig4.SPLITS:
+                for s in range(2):
+                    parts.append(curve(f"{task}/b{B}/{split}/s{s}", 100, t_test(split, B), seed=s,
+                                       task__name=task, batch_size=B, split__name=split))
+    return run_table(frame(parts))
+
+
+def test_fig4_claims():
+    paper = {("random", 64): 800, ("uniform", 64): 400, ("random", 512): 500, ("uniform", 512): 450}
+    c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: None if sp == "skewed" else paper.get((sp, B), 600)))}
+    assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
+    assert c["uniform_faster_small_batch"].aggregate["add/b64"] == 2.0
+    # uniform slower at small batch, and a gap that grows: both claims fail; skewed as fast as random fails
+    flipped = {("random", 64): 400, ("uniform", 64): 500, ("random", 512): 300, ("uniform", 512): 900}
+    c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: flipped.get((sp, B), 400)))}
+    assert not any(x.holds for x in c.values())
+
+
+def _fig5(t_test_of_c, unstable_c=()):
+    parts = []
+    for task in fig5.TASKS:
+        for c in fig5.C_QUICK:
+            for s in range(2):
+                final = 0.5 if c in unstable_c else None
+                parts.append(curve(f"{task}/c{c:g}/s{s}", 50, t_test_of_c(c), final_test=final, seed=s,
+                                   task__name=task, optim__name="adam_lr", optim__c=c))
+    return run_table(frame(parts))
+
+
+def test_fig5_claims():
+    times = {0.1: None, 1.0: 900, 10.0: 300, 100.0: 250}
+    c = {x.id: x for x in fig5.claims(_fig5(times.get, unstable_c=(100.0,)))}
+    assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
+    # c=100 fastest and stable: c=10 (300) is within 1.5x of 250, but "large c unstable" fails
+    c = {x.id: x for x in fig5.claims(_fig5(times.get))}
+    assert c["c10_balances"].holds and not c["large_c_unstable"].holds
+    # c=1 much faster than c=10: balance fails
+    c = {x.id: x for x in fig5.claims(_fig5({0.1: 900, 1.0: 100, 10.0: 300, 100.0: 400}.get))}
+    assert not c["c10_balances"].holds and c["small_c_slow"].holds
+
+
+def test_fig8_claims_on_given_token_statistics():
+    from groklab.experiments import fig8
+
+    mk = lambda imb, absent: {"imbalance": imb, "absent": [0.1, absent]}  # noqa: E731
+    stats = {"random": [mk(2.0, 0.4)] * 2, "uniform": [mk(1.0, 0.3)] * 2, "skewed": [mk(6.0, 0.7)] * 2}
+    assert all(c.holds for c in fig8.claims(stats))
+    stats["skewed"] = [mk(6.0, 0.7), mk(1.5, 0.2)]  # one seed where skewed is not the most uneven
+    assert not any(c.holds for c in fig8.claims(stats))
+    assert not any(c.holds for c in fig8.claims({}))
+
+
+def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
+    """The uniform split balances operand a to +-1 count; a full-batch sampler never misses a token."""
+    from groklab import make_config, train
+    from groklab.experiments.fig8 import token_stats
+
+    cfg = make_config(["p=11", "split=uniform", "split.frac_train=0.5", "steps=0", "sampler=full",
+                       "model.d_emb=4", "model.d_hidden=8", "progress=false"])
+    train(cfg, out=tmp_path / "r")
+    s = token_stats(tmp_path / "r")
+    counts = [round(f * 60) for f in s["train"]]  # floor(0.5 * 121) = 60 training rows
+    assert sum(counts) == 60 and max(counts) - min(counts) <= 1 and s["missing"] == 0
+    assert s["absent"] == [0.0] * 11 and abs(sum(s["test"]) - 1) < 1e-9
+
+
+def test_fig3_claims_on_given_zero_shares():
+    from groklab.experiments import fig3
+
+    c = {x.id: x for x in fig3.claims({"random": [0.06, 0.07], "uniform": [0.05, 0.06], "skewed": [0.08, 0.09]})}
+    assert c["sparse_gradient_columns"].holds and c["skewed_sparser_than_uniform"].holds
+    c = {x.id: x for x in fig3.claims({"random": [0.0, 0.07], "uniform": [0.05, 0.06], "skewed": [0.04, 0.05]})}
+    assert not c["sparse_gradient_columns"].holds and not c["skewed_sparser_than_uniform"].holds
+
+
+def _hessian_df(ratio_of):
+    rows = []
+    for name in ("adam", "adam_lr", "adam_lr_adaptive"):
+        for s in range(2):
+            for step in (0, 100, 200, 300):
+                rows.append({"run": f"{name}/s{s}", "step": step, "hessian/E_top": ratio_of[name] * 10.0,
+                             "hessian/W_top": 10.0})
+    return pd.DataFrame(rows)
+
+
+def test_fig7_claims_from_hessian_metrics():
+    from groklab.experiments import fig7
+
+    per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(_hessian_df(r)).items()) if k.startswith(n + "/")]
+           for r in [{"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}] for n in fig7.OPTIMS}
+    c = {x.id: x for x in fig7.claims(per)}
+    assert all(x.holds for x in c.values()) and c["adam_E_much_flatter_than_W"].per_seed["adam"] == [0.01, 0.01]
+    c = {x.id: x for x in fig7.claims({"adam": [0.5, 0.5], "adam_lr": [0.05, 0.05], "adam_lr_adaptive": [1.5, 1.5]})}
+    assert not c["adam_E_much_flatter_than_W"].holds and not c["adam_lr_closer"].holds
+    assert c["adam_lr_adaptive_closer"].holds  # |log 1.5| < |log 0.5|: closer from above counts too
+    c2 = fig7.claims({"adam": [0.5, 0.5], "adam_lr_adaptive": [0.9, 0.9]})
+    assert c2[2].holds and not c2[1].holds  # no adam_lr runs: that claim cannot hold
+
+
+def test_fig10_claims_from_rank_statistics():
+    from groklab.experiments import fig10
+
+    st = {}
+    for n in fig10.SETUPS:
+        for s in range(3):  # (rank at start, at t_test, at the end)
+            st[f"{n}/s{s}"] = (40.0, 20.0, 15.0 if n.startswith("adam_lr") else 20.0)
+    c = {x.id: x for x in fig10.claims(st)}
+    assert c["rank_EW_decreases"].holds and c["only_adam_lr_changes_rank_after_grokking"].holds
+    st["adam_wd5e-3/s0"] = (40.0, 20.0, 41.0)
+    st["adam_wd5e-3/s1"] = (40.0, 20.0, 25.0)
+    c = {x.id: x for x in fig10.claims(st)}
+    assert not c["rank_EW_decreases"].holds and not c["only_adam_lr_changes_rank_after_grokking"].holds
+
+
+def test_fig11_claims_on_key_shares():
+    from groklab.experiments import fig11
+
+    c = fig11.claims({"add": [0.9, 0.8, 0.95], "mul": [0.7, 0.9, 0.85], "div": [0.4, 0.5, 0.3]})
+    assert all(x.holds for x in c) and c[0].aggregate == {"median_add": 0.9, "median_div": 0.4}
+    c = fig11.claims({"add": [0.3], "mul": [0.9], "div": [0.5]})
+    assert not c[0].holds and c[1].holds
+    assert not any(x.holds for x in fig11.claims({"add": [0.9], "mul": [0.9], "div": []}))

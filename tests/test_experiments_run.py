@@ -1,0 +1,82 @@
+"""Every paper-000 experiment runs end to end at a tiny size: runs, figures, a well-formed claims.json."""
+import json
+
+import pytest
+
+from groklab.cli import main
+from groklab.experiments import PAPERS, reproduce, resolve
+from groklab.experiments.runner import execute
+from groklab.sweep import Run
+from groklab.errors import ConfigError
+from groklab.config import make_config
+
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=20", "eval.every=10", "eval.log_points=0",
+        "checkpoint_every=10", "stop.patience=10")
+FIGS = sorted(PAPERS["embedding"])
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """All figures at the tiny size, 1 seed, trained once for the tests of this module."""
+    out = tmp_path_factory.mktemp("repro")
+    docs = reproduce("embedding/all", out, seeds=1, jobs=1, echo=lambda *_: None, overrides=TINY)
+    return out, {d["figure"]: d for d in docs}
+
+
+@pytest.mark.parametrize("fig", FIGS)
+def test_figure_writes_figures_and_well_formed_claims(tree, fig):
+    out, docs = tree
+    doc = json.loads((out / fig / "claims.json").read_text())
+    assert doc == json.loads(json.dumps(docs[fig]))
+    assert doc["figure"] == fig and doc["profile"] == "quick" and doc["seeds"] == 1
+    assert {p.rsplit(".", 1)[1] for p in doc["figures"]} == {"png", "pdf"}
+    for f in doc["figures"]:
+        assert (out / fig / f).stat().st_size > 5_000
+    assert doc["claims"] and set(doc["health"].values()) <= {"completed", "early_stop"}
+    n_runs = len(PAPERS["embedding"][fig].runs("quick", 1))
+    assert len(doc["health"]) == n_runs
+    for c in doc["claims"]:
+        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note"}
+        assert isinstance(c["holds"], bool) and c["text"] and c["statistic"]
+        for values in c["per_seed"].values():
+            assert isinstance(values, list)
+
+
+def test_rerun_skips_finished_runs_and_resumes_unfinished(tree, tmp_path):
+    out, _ = tree
+    runs = sorted((out / "fig6").rglob("summary.json"))
+    before = {p.parent: (p.parent / "metrics.jsonl").read_text() for p in runs}
+    # one run marked as interrupted after its checkpoint, one killed before its first checkpoint
+    a, b = runs[0].parent, runs[1].parent
+    summary = json.loads(runs[0].read_text())
+    runs[0].write_text(json.dumps({**summary, "status": "running"}))
+    (b / "ckpt.pt").unlink()
+    (b / "summary.json").unlink()
+    state = lambda path: Run("r", "r", make_config(), path).state  # noqa: E731
+    assert state(a) == "resume" and state(b) == "fresh"
+    lines = []
+    reproduce("embedding/fig6", out, seeds=1, jobs=1, echo=lines.append, overrides=TINY)
+    assert f"{len(runs) - 2} of {len(runs)} runs already finished; training 2" in lines[1]
+    assert json.loads(runs[0].read_text())["status"] in ("completed", "early_stop")
+    strip = lambda text: [{k: v for k, v in json.loads(x).items() if k != "time/wall_s"} for x in text.splitlines()]  # noqa
+    for path, text in before.items():
+        assert strip((path / "metrics.jsonl").read_text()) == strip(text), path
+
+
+def test_process_pool_gives_the_same_metrics_as_in_process(tmp_path):
+    cfgs = {f"r{s}": make_config(list(TINY) + [f"seed={s}", "task=mul"]).to_dict() for s in range(2)}
+    execute(tmp_path / "pool", cfgs, jobs=2, echo=lambda *_: None)
+    execute(tmp_path / "seq", cfgs, jobs=1, echo=lambda *_: None)
+    for name in cfgs:
+        rows = [(tmp_path / d / name / "metrics.jsonl").read_text().splitlines() for d in ("pool", "seq")]
+        drop = lambda r: {k: v for k, v in json.loads(r).items() if k != "time/wall_s"}  # noqa: E731
+        assert [drop(r) for r in rows[0]] == [drop(r) for r in rows[1]]
+
+
+def test_bad_targets_and_options_are_refused_before_writing(tmp_path, capsys):
+    with pytest.raises(ConfigError):
+        resolve("embedding/fig99")
+    assert main(["reproduce", "nopaper/fig2", "--out", str(tmp_path / "x")]) == 2
+    assert main(["reproduce", "embedding/fig2", "--profile", "huge", "--out", str(tmp_path / "x")]) == 2
+    assert main(["reproduce", "embedding/fig2", "p=1", "--out", str(tmp_path / "x")]) == 2
+    assert "p" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -1,0 +1,72 @@
+"""`groklab report`: one self-contained HTML page, checked by rendering it in headless Chromium."""
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from groklab.cli import main
+from groklab.experiments import reproduce
+from groklab.report import markdown, write_report
+
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=30", "eval.every=10", "eval.log_points=0")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Appended to a copy of the page: once loaded, count the images that decoded and the claim tables.
+PROBE = """<script>window.addEventListener('load', () => {
+  const imgs = [...document.images];
+  const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+  document.body.setAttribute('data-probe', ok + '/' + imgs.length + '/' + document.querySelectorAll('table.claims tr').length);
+});</script>"""
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep")
+    reproduce("embedding/fig6", out, seeds=1, jobs=1, echo=lambda *_: None, overrides=TINY)
+    return out
+
+
+def test_report_is_self_contained_with_claims_and_health(tree):
+    bad = tree / "fig6" / "div" / "adam" / "s0"
+    (bad / "error.txt").write_text("Traceback ...\nRuntimeError: out of memory\n")
+    try:
+        page = write_report(tree).read_text()
+    finally:
+        (bad / "error.txt").unlink()
+    assert page.count("data:image/png;base64,") == 1 and "src=\"fig6" not in page
+    assert not re.search(r"(src|href)=['\"](?!data:|#)", page)  # nothing fetched from disk or network
+    claims = json.loads((tree / "fig6" / "claims.json").read_text())["claims"]
+    assert page.count("<tr><td><b>") == len(claims) == 10  # 2 Adam-LR variants x (4 tasks + all)
+    assert "div/adam/s0" in page and "RuntimeError: out of memory" in page and "failed: 1" in page
+    assert "optim.lr=0.01" in page  # the runs' configs
+
+
+def test_markdown_table_lists_every_claim(tree, capsys):
+    md = markdown(tree)
+    assert md.count("| fig6 |") == 10 and ("holds |" in md or "does not hold |" in md)
+    assert main(["report", str(tree), "--markdown"]) == 0
+    assert capsys.readouterr().out.strip() == md
+
+
+def test_report_refuses_a_directory_without_experiments(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    assert "groklab reproduce" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs the chromium package (.ci/run installs it)")
+def test_report_renders_in_headless_chromium(tree, tmp_path):
+    page = write_report(tree, tmp_path / "report.html").read_text()
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", PROBE + "</body>"))
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
+           probe.as_uri()]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r'data-probe="(\d+)/(\d+)/(\d+)"', dom)
+    assert m, dom[:500]
+    loaded, images, claim_rows = map(int, m.groups())
+    assert images == 1 and loaded == images  # every figure decoded
+    assert claim_rows == 1 + 10  # header + one row per claim
+    assert 'id="verdicts"' in dom
