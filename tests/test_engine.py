@@ -139,3 +139,17 @@ def test_load_runs_skips_a_torn_last_line(tmp_path):
     with open(out / "metrics.jsonl", "a") as f:
         f.write('{"step": 40, "train/lo')
     assert list(load_runs(out)["step"]) == [0, 10, 20, 30]
+
+
+def test_flush_denormal_is_applied_on_cpu():
+    """Subnormal floats are flushed to zero by default (speed), kept with flush_denormal=false."""
+    import torch
+    from groklab.engine.setup import build
+
+    try:
+        build(make_config(tiny(flush_denormal="false")))
+        assert (torch.tensor([1e-40]) * 1.0).item() != 0.0
+        build(make_config(tiny()))
+        assert (torch.tensor([1e-40]) * 1.0).item() == 0.0
+    finally:
+        torch.set_flush_denormal(False)

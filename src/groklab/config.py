@@ -195,6 +195,10 @@ class Config(Section):
     measures: MeasuresConfig = MeasuresConfig()  # scheduled measures, all off by default
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     dtype: Literal["float32", "float64"] = "float32"
+    # CPU: flush subnormal floats to zero (process-wide). Once the training set is fit, tiny gradients
+    # and Adam moments turn subnormal and each op on them is ~100x slower: measured 6x faster steps
+    # late in a run (p=47, batch 64); values below 1.2e-38 (float32) become 0.
+    flush_denormal: bool = True
     progress: bool = True  # live progress bar
     track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
 

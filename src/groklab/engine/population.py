@@ -30,8 +30,8 @@ FINISHED = ("completed", "early_stop", "diverged")
 PER_MEMBER = ("seed", "split.", "optim.lr", "optim.weight_decay", "optim.c", "optim.name", "steps", "eval.",
               "grok.", "stop.", "checkpoint_every", "progress", "model.emb_init_std", "model.freeze_emb",
               "track.")
-SHARED = ("task.", "p", "encoding", "model.", "batch_size", "sampler", "device", "dtype", "optim.betas",
-          "optim.eps", "optim.momentum")
+SHARED = ("task.", "p", "encoding", "model.", "batch_size", "sampler", "device", "dtype", "flush_denormal",
+          "optim.betas", "optim.eps", "optim.momentum")
 STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb"), ("sgd", "adam", "adamw")
 
 

@@ -80,6 +80,8 @@ def check(cfg: Config) -> None:
 def build(cfg: Config) -> Experiment:
     check(cfg)
     device = resolve_device(cfg.device)
+    if device.type == "cpu":
+        torch.set_flush_denormal(cfg.flush_denormal)
     table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
     s = cfg.split
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
