@@ -80,3 +80,5 @@ def test_bad_targets_and_options_are_refused_before_writing(tmp_path, capsys):
     assert main(["reproduce", "embedding/fig2", "--profile", "huge", "--out", str(tmp_path / "x")]) == 2
     assert main(["reproduce", "embedding/fig2", "p=1", "--out", str(tmp_path / "x")]) == 2
     assert "p" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main(["reproduce", "embedding/fig2", "--jobs", "-1", "--out", str(tmp_path / "x")]) == 2
+    assert "jobs" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -51,6 +51,15 @@ def test_bad_sweep_files(tmp_path):
     f.write_text("grid: {seed: [1]}\nrepeat: 3\n")
     with pytest.raises(ConfigError, match="repeat"):
         load_sweep(f)
+    f.write_text("base: [p=11]\nseeds: 1\n")
+    with pytest.raises(ConfigError, match="sweep.base"):
+        load_sweep(f)
+
+
+@pytest.mark.parametrize("options", [["--executor", "foo"], ["--workers", "0"], ["--members", "0"]])
+def test_bad_sweep_options_exit_2_before_writing(tmp_path, capsys, options):
+    assert main(["sweep", str(_sweep(tmp_path)), "--out", str(tmp_path / "out"), "--quiet", *options]) == 2
+    assert options[0].strip("-") in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_interrupted_sweep_resumes_without_duplicates(tmp_path, monkeypatch, capsys):

@@ -59,9 +59,15 @@ def cmd_demo(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from groklab.executors import Progress, run_units
+    from groklab.executors import EXECUTORS, Progress, run_units
     from groklab.sweep import expand, load_sweep, plan
 
+    # checked here, before the sweep directory is created
+    if args.executor not in EXECUTORS:
+        raise ConfigError("executor", args.executor, f"allowed: {', '.join(EXECUTORS)}")
+    for name, value in (("workers", args.workers), ("members", args.members)):
+        if value is not None and value < 1:
+            raise ConfigError(name, value, "must be an integer >= 1")
     out = Path(args.out)
     sweep = load_sweep(args.file)
     runs = expand(sweep, out)  # every config validated before anything is written
@@ -138,6 +144,8 @@ def _numberline_parser(sub) -> None:
 def cmd_reproduce(args) -> int:
     from groklab.experiments import default_jobs, reproduce
 
+    if args.jobs < 0:
+        raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
                      jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides))

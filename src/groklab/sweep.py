@@ -60,6 +60,8 @@ def load_sweep(path: str | Path) -> Sweep:
     base = {}
     if spec.get("config"):
         base.update(load_yaml(path.parent / spec["config"]))
+    if not isinstance(spec.get("base") or {}, dict):
+        raise ConfigError("sweep.base", spec["base"], "must map config keys to values, e.g. {p: 97, optim: adam_lr}")
     base.update(spec.get("base") or {})
     grid = spec.get("grid") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
