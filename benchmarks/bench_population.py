@@ -19,12 +19,10 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
 from groklab import make_config
-from groklab.engine.population import Batches, stacked_step, _table_tensors
 from groklab.engine.setup import build
-from groklab.engine.stacked import StackedMLP
+from groklab.engine.step import SoloStep, StackedStep
 
 
 def _sync(device):
@@ -39,44 +37,33 @@ def configs(M: int, B: int, p: int, d: int, device: str, smoke: bool) -> list:
 
 
 def one_by_one(exps: list, steps: int) -> float:
-    """Model-steps/s of the solo loop's step, members trained one after another."""
+    """Model-steps/s of the solo stepper (the loop's SoloStep), members trained one after another."""
     device = exps[0].device
-    for e in exps:  # warm-up
-        _solo_steps(e, 0, 2)
+    solos = [SoloStep(e) for e in exps]
+    for s in solos:  # warm-up
+        for step in range(2):
+            s.step(step)
     _sync(device)
     t0 = time.perf_counter()
-    for e in exps:
-        _solo_steps(e, 2, steps)
+    for s in solos:
+        for step in range(2, steps + 2):
+            s.step(step)
     _sync(device)
     return len(exps) * steps / (time.perf_counter() - t0)
 
 
-def _solo_steps(exp, start: int, steps: int) -> None:
-    model, opt, sampler, X, y = exp.model, exp.optimizer, exp.sampler, exp.X_train, exp.y_train
-    for step in range(start, start + steps):
-        idx = sampler.batch(step)
-        loss = F.cross_entropy(model(X[idx]), y[idx])
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-
 def stacked(exps: list, steps: int) -> float:
-    """Model-steps/s of the population engine's stacked step, batch blocks included."""
-    cfgs = [e.cfg for e in exps]
+    """Model-steps/s of the loop's StackedStep (batched members), batch blocks included."""
     device = exps[0].device
-    stack = StackedMLP([e.model for e in exps], cfgs, device)
-    X, y = _table_tensors(exps[0], device)
-    rows = torch.stack([e.split.train for e in exps]).to(device)
-    batches = Batches([e.sampler for e in exps], rows, steps + 2)
+    st = StackedStep(exps, 0)
     for step in range(2):
-        stacked_step(stack, X, y, batches.idx(step))
+        st.step(step)
     _sync(device)
     t0 = time.perf_counter()
     for step in range(2, steps + 2):
-        stacked_step(stack, X, y, batches.idx(step))
+        st.step(step)
     _sync(device)
-    return len(cfgs) * steps / (time.perf_counter() - t0)
+    return len(exps) * steps / (time.perf_counter() - t0)
 
 
 def main(argv=None) -> int:
@@ -100,7 +87,8 @@ def main(argv=None) -> int:
     device = torch.device(args.device)
     name = torch.cuda.get_device_name() if device.type == "cuda" else f"cpu, {torch.get_num_threads()} threads"
     print(f"torch {torch.__version__}, {name}, p={p}, median of {repeats}, stacked tf32={tf32}")
-    head = f"{'batch':>5} {'M':>4} {'one-by-one steps/s':>19} {'stacked steps/s':>16} {'stacked ms/step':>16} {'speedup':>8}"
+    head = (f"{'batch':>5} {'M':>4} {'one-by-one steps/s':>19} {'stacked steps/s':>16} {'stacked ms/step':>16} "
+            f"{'speedup':>8}")
     print(head + "\n" + "-" * len(head), flush=True)
     results = []
     for B in Bs:

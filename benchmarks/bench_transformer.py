@@ -103,8 +103,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     p, repeats, steps, B, d = (11, 1, 3, 32, 16) if args.smoke else (args.p, args.repeats, args.steps, 512, 128)
     layers = 2
-    print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} threads, p={p}, batch {B}, d_model {d}, "
-          f"{layers} layers, median of {repeats}")
+    print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} threads, p={p}, batch {B}, "
+          f"d_model {d}, {layers} layers, median of {repeats}")
     dev = args.device
     groklab_ms(p, B, max(steps // 5, 2), d, layers, dev)  # warm-up
     reference_ms(p, B, max(steps // 5, 2), d, layers, dev)

@@ -21,8 +21,8 @@ import torch
 
 from groklab import make_config, train
 from groklab.engine.setup import build
+from groklab.measures import MEASURES, run_measures
 from groklab.measures.hessian import HVP, block_params, lanczos, power_iteration
-from groklab.measures.schedule import MEASURES, run_measures
 
 
 def first_within(history, ref, rel=0.01):
@@ -86,7 +86,8 @@ def main(argv=None) -> int:
                "power_stop_rule_rel_err": abs(pw_rule.values[0].item() / lm.values[0].item() - 1)}
         res["hessian"][block] = row
         print(f"hessian {block:3s} dim {row['dim']:7d}: lambda_max {row['lambda_max']:.4g}, "
-              f"{row['ms_per_hvp']:.1f} ms/HVP ({row['hvp_over_grad']:.1f}x a gradient), top at tol {cfg.measures.hessian.tol:g}: {row['hvp_default_tol']} HVPs "
+              f"{row['ms_per_hvp']:.1f} ms/HVP ({row['hvp_over_grad']:.1f}x a gradient), "
+              f"top at tol {cfg.measures.hessian.tol:g}: {row['hvp_default_tol']} HVPs "
               f"{row['ms_top_default_tol']:.0f} ms (rel err {row['rel_err_default_tol']:.1e}); to 1%: Lanczos "
               f"{row['hvp_to_1pct_lanczos']} HVPs, power {row['hvp_to_1pct_power']} HVPs (its own 1% stop rule: "
               f"{row['power_stop_rule_hvp']} HVPs, rel err {row['power_stop_rule_rel_err']:.1e})", flush=True)

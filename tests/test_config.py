@@ -13,7 +13,7 @@ def test_defaults_are_the_papers_mlp():
 def test_shorthands_and_dotted_overrides():
     cfg = make_config(["task=mul", "model=mlp_emb", "optim=adam_lr", "optim.lr=0.01", "optim.c=10",
                        "batch_size=512", "steps=20000", "seed=3", "optim.betas=[0.9,0.98]"])
-    assert cfg.task.name == "mul" and cfg.model.name == "mlp_emb" and cfg.optim.name == "adam_lr"
+    assert cfg.task.name == "mul" and cfg.model.name == "mlp_emb" and cfg.optim.name == "adam"
     assert cfg.optim.lr == 0.01 and cfg.optim.ratio == 10 and cfg.seed == 3 and cfg.optim.betas == (0.9, 0.98)
 
 

@@ -1,6 +1,6 @@
 """Splits: sizes, partition, determinism, the 000 §5.1 protocol, balance, skew and holdouts."""
-from math import floor
 import time
+from math import floor
 
 import pytest
 import torch

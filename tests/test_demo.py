@@ -1,5 +1,5 @@
 from groklab.cli import main
-from groklab.demo import run_demo
+from groklab.experiments.embedding.demo import run_demo
 from groklab.store import read_summary
 
 

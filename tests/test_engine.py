@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from conftest import tiny
 from groklab import load_runs, make_config, train
 from groklab.data.sampling import EpochSampler
-from conftest import tiny
 
 SUMMARY_KEYS = {"status", "steps", "wall_s", "steps_per_s", "t_train", "t_test", "gap",
                 "final/train_acc", "final/test_acc"}
@@ -144,6 +144,7 @@ def test_load_runs_skips_a_torn_last_line(tmp_path):
 def test_flush_denormal_is_applied_on_cpu():
     """Subnormal floats are flushed to zero by default (speed), kept with flush_denormal=false."""
     import torch
+
     from groklab.engine.setup import build
 
     try:

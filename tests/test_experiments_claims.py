@@ -3,7 +3,7 @@ import math
 
 import pandas as pd
 
-from groklab.experiments import fig2, fig4, fig5, fig6
+from groklab.experiments.embedding import fig2, fig4, fig5, fig6
 from groklab.experiments.stats import median_censored, paired_ratios, ratio, run_table, value_at
 
 STEPS = list(range(0, 2001, 50))
@@ -47,11 +47,12 @@ def _fig6(adam_t, lr_t):
     parts = []
     for task in fig6.TASKS:
         for s, (a, b) in enumerate(zip(adam_t, lr_t)):
-            parts.append(curve(f"{task}/adam/s{s}", 50, a, seed=s, task__name=task, optim__name="adam"))
-            parts.append(curve(f"{task}/adam_lr/s{s}", 50, b, seed=s, task__name=task, optim__name="adam_lr",
-                               optim__c=10.0, optim__c_adaptive=False))
+            parts.append(curve(f"{task}/adam/s{s}", 50, a, seed=s, task__name=task, optim__name="adam",
+                               optim__c=1.0, optim__c_mode="fixed"))
+            parts.append(curve(f"{task}/adam_lr/s{s}", 50, b, seed=s, task__name=task, optim__name="adam",
+                               optim__c=10.0, optim__c_mode="fixed"))
             parts.append(curve(f"{task}/adam_lr_adaptive/s{s}", 50, a, seed=s, task__name=task,
-                               optim__name="adam_lr", optim__c=None, optim__c_adaptive=True))
+                               optim__name="adam", optim__c=10.0, optim__c_mode="adaptive"))
     return run_table(frame(parts))
 
 
@@ -135,7 +136,7 @@ def test_fig5_claims():
 
 
 def test_fig8_claims_on_given_token_statistics():
-    from groklab.experiments import fig8
+    from groklab.experiments.embedding import fig8
 
     mk = lambda imb, absent: {"imbalance": imb, "absent": [0.1, absent]}  # noqa: E731
     stats = {"random": [mk(2.0, 0.4)] * 2, "uniform": [mk(1.0, 0.3)] * 2, "skewed": [mk(6.0, 0.7)] * 2}
@@ -148,7 +149,7 @@ def test_fig8_claims_on_given_token_statistics():
 def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
     """The uniform split balances operand a to +-1 count; a full-batch sampler never misses a token."""
     from groklab import make_config, train
-    from groklab.experiments.fig8 import token_stats
+    from groklab.experiments.embedding.fig8 import token_stats
 
     cfg = make_config(["p=11", "split=uniform", "split.frac_train=0.5", "steps=0", "sampler=full",
                        "model.d_emb=4", "model.d_hidden=8", "progress=false"])
@@ -160,7 +161,7 @@ def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
 
 
 def test_fig3_claims_on_given_zero_shares():
-    from groklab.experiments import fig3
+    from groklab.experiments.embedding import fig3
 
     c = {x.id: x for x in fig3.claims({"random": [0.06, 0.07], "uniform": [0.05, 0.06], "skewed": [0.08, 0.09]})}
     assert c["sparse_gradient_columns"].holds and c["skewed_sparser_than_uniform"].holds
@@ -179,7 +180,7 @@ def _hessian_df(ratio_of):
 
 
 def test_fig7_claims_from_hessian_metrics():
-    from groklab.experiments import fig7
+    from groklab.experiments.embedding import fig7
 
     per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(_hessian_df(r)).items()) if k.startswith(n + "/")]
            for r in [{"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}] for n in fig7.OPTIMS}
@@ -193,7 +194,7 @@ def test_fig7_claims_from_hessian_metrics():
 
 
 def test_fig10_claims_from_rank_statistics():
-    from groklab.experiments import fig10
+    from groklab.experiments.embedding import fig10
 
     st = {}
     for n in fig10.SETUPS:
@@ -208,7 +209,7 @@ def test_fig10_claims_from_rank_statistics():
 
 
 def test_fig11_claims_on_key_shares():
-    from groklab.experiments import fig11
+    from groklab.experiments.embedding import fig11
 
     c = fig11.claims({"add": [0.9, 0.8, 0.95], "mul": [0.7, 0.9, 0.85], "div": [0.4, 0.5, 0.3]})
     assert all(x.holds for x in c) and c[0].aggregate == {"median_add": 0.9, "median_div": 0.4}

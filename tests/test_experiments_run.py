@@ -4,11 +4,11 @@ import json
 import pytest
 
 from groklab.cli import main
+from groklab.config import make_config
+from groklab.errors import ConfigError
 from groklab.experiments import PAPERS, reproduce, resolve
 from groklab.experiments.runner import execute
 from groklab.sweep import Run
-from groklab.errors import ConfigError
-from groklab.config import make_config
 
 TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=20", "eval.every=10", "eval.log_points=0",
         "checkpoint_every=10", "stop.patience=10")

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import interrupt_and_resume, metric_rows, tiny
 from groklab import make_config
 from groklab.data import make_split, make_table
-from groklab.data.frequency import BalancedSampler, EntropySampler, even_counts
-from conftest import interrupt_and_resume, metric_rows, tiny
+from groklab.data.sampling import BalancedSampler, EntropySampler, even_counts
 
 
 @pytest.mark.parametrize("p,B,split", [(23, 64, "random"), (23, 10, "random"), (31, 100, "uniform")])
@@ -73,8 +73,8 @@ def test_entropy_sampler_tracks_per_occurrence_gradient_norms():
 
 @pytest.mark.parametrize("sampler", ["balanced", "entropy"])
 def test_runs_with_frequency_samplers_resume_exactly(tmp_path, monkeypatch, sampler):
-    from groklab.data import frequency
-    cls = frequency.BalancedSampler if sampler == "balanced" else frequency.EntropySampler
+    from groklab.data import sampling
+    cls = sampling.BalancedSampler if sampler == "balanced" else sampling.EntropySampler
     cfg = make_config(tiny(steps=40, sampler=sampler, **{"eval.every": 5, "sampler_gamma": 0.01}))
     full, full_dir, cut_dir = interrupt_and_resume(cfg, tmp_path, monkeypatch, cls, at=27)
     assert full.summary["status"] == "completed"

@@ -7,10 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from groklab.experiments.stats import med_test_loss_corr
 from groklab.measures.geometry import pca_2d, tsne_2d
 from groklab.measures.landscape import landscape_measures, loss_slice, random_direction
-from groklab.measures.progress import (grad_measures, med, med_test_loss_corr, norm_measures, token_counts,
-                                       token_grad_norms)
+from groklab.measures.progress import grad_measures, med, norm_measures, token_counts, token_grad_norms
 from groklab.models import MLP
 
 

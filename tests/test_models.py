@@ -49,7 +49,8 @@ def test_shapes_loss_learning_and_blocks(name):
 
 def test_paper_defaults_per_architecture():
     m = lambda *o: make_config(list(o)).model  # noqa: E731
-    assert (m("model=transformer").depth, m("model=transformer").d_hidden, m("model=transformer").n_heads) == (2, 512, 4)
+    t = m("model=transformer")
+    assert (t.depth, t.d_hidden, t.n_heads) == (2, 512, 4)
     assert (m("model=lstm").depth, m("model=lstm").d_hidden) == (2, 256)
     assert (m("model=birnn").depth, m("model=birnn").d_hidden) == (3, 128)
     assert (m("model=mlp_emb").depth, m("model=mlp_emb").d_hidden) == (1, 512)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from groklab.cli import main
 from conftest import tiny
+from groklab.cli import main
 
 pytest.importorskip("sklearn")
 

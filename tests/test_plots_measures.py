@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from groklab import load_runs, make_config, train
-from groklab.measures.schedule import array_series, load_arrays
-from groklab import plots_measures as pm
 from conftest import tiny
+from groklab import load_runs, make_config, train
+from groklab.plots import measures as pm
+from groklab.store import array_series, load_arrays
 
 PNG = b"\x89PNG"
 

@@ -5,10 +5,10 @@ import shutil
 import numpy as np
 import pytest
 
+from conftest import tiny
 from groklab import ConfigError, make_config, train
 from groklab.data.sampling import make_sampler
-from groklab.engine.population import batch_block, train_population
-from conftest import tiny
+from groklab.engine.population import train_population
 
 KEYS = ("train/loss", "train/acc", "test/loss", "test/acc")
 
@@ -98,7 +98,7 @@ def test_batch_block_equals_the_sampler():
         s = make_sampler(name, 37, 16, seed=5)
         for start, K in ((0, 10), (3, 300), (250, 20)):
             ref = np.stack([s.batch(t).numpy() for t in range(start, start + K)])
-            assert (batch_block(s, start, K) == ref).all()
+            assert (s.block(start, K) == ref).all()
 
 
 def test_stacked_refuses_what_it_cannot_do(tmp_path):
@@ -124,6 +124,7 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
 def _stack_pair(optim, monkeypatch):
     """Two stacks of three float64 members (lr, wd, c differ); the second's step takes the fused branch."""
     import torch
+
     from groklab.engine import stacked
     from groklab.engine.setup import build
 
@@ -153,6 +154,7 @@ def test_fused_step_equals_the_eager_step(optim, monkeypatch):
 def test_stacked_layout_and_keep(monkeypatch):
     """Blocks start at multiples of ALIGN; member(i) is member i's own tensors, also after keep()."""
     import torch
+
     from groklab.engine import stacked
     from groklab.engine.setup import build
 

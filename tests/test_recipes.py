@@ -51,16 +51,17 @@ def test_lr_schedules_closed_form():
 
 
 def test_schedule_sets_the_optimizer_lr_in_the_loop(monkeypatch):
-    import groklab.engine.loop as loop
+    import groklab.engine.step as step
     from conftest import tiny
+    from groklab import train
     calls = []
-    monkeypatch.setattr(loop, "set_lr", lambda opt, lr, c: calls.append((lr, c)))
-    loop.train(make_config(tiny(**{"optim.schedule": "linear", "optim.warmup": 10, "optim.final_frac": 0.5,
+    monkeypatch.setattr(step, "set_lr", lambda opt, lr, c: calls.append((lr, c)))
+    train(make_config(tiny(**{"optim.schedule": "linear", "optim.warmup": 10, "optim.final_frac": 0.5,
                                    "optim.lr": 0.01, "stop.early": "false"})))
     assert [lr for lr, _ in calls] == pytest.approx([0.01 * lr_factor(t, "linear", 10, 30, 0.5) for t in range(30)])
     assert calls[0][0] == pytest.approx(0.001) and calls[-1][0] == pytest.approx(0.01 * (1 - 0.5 * 19 / 20))
     calls.clear()
-    loop.train(make_config(tiny()))
+    train(make_config(tiny()))
     assert calls == []  # off: the loop never touches the learning rates
 
 
@@ -95,8 +96,8 @@ RESUMABLE = {
 
 @pytest.mark.parametrize("name", RESUMABLE)
 def test_recipes_survive_exact_resume(tmp_path, monkeypatch, name):
-    from groklab.data.sampling import EpochSampler
     from conftest import interrupt_and_resume, metric_rows, tiny
+    from groklab.data.sampling import EpochSampler
     cfg = make_config(tiny(steps=40, **{"eval.every": 5, **RESUMABLE[name]}))
     full, full_dir, cut_dir = interrupt_and_resume(cfg, tmp_path, monkeypatch, EpochSampler, at=33)
     assert full.summary["status"] == "completed"

@@ -16,7 +16,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PROBE = """<script>window.addEventListener('load', () => {
   const imgs = [...document.images];
   const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-  document.body.setAttribute('data-probe', ok + '/' + imgs.length + '/' + document.querySelectorAll('table.claims tr').length);
+  const rows = document.querySelectorAll('table.claims tr').length;
+  document.body.setAttribute('data-probe', ok + '/' + imgs.length + '/' + rows);
 });</script>"""
 
 

@@ -10,8 +10,7 @@ from groklab import ConfigError, make_config
 from groklab.cli import main
 from groklab.data.sampling import EpochSampler
 from groklab.store import read_metrics
-from groklab.summarize import format_table, summarize
-from groklab.sweep import expand, load_sweep, plan
+from groklab.sweep import expand, format_table, load_sweep, plan, summarize
 
 BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
         "eval.every": 10, "eval.log_points": 0, "checkpoint_every": 10}
@@ -19,7 +18,8 @@ BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps":
 
 def _sweep(tmp_path, grid=None, seeds=2, **extra):
     f = tmp_path / "sweep.yaml"
-    f.write_text(yaml.safe_dump({"base": BASE, "grid": grid or {"optim": ["adam", "adam_lr"]}, "seeds": seeds, **extra}))
+    grid = grid or {"optim": ["adam", "adamw"]}
+    f.write_text(yaml.safe_dump({"base": BASE, "grid": grid, "seeds": seeds, **extra}))
     return f
 
 
@@ -35,11 +35,11 @@ def test_expansion_counts_and_names(tmp_path):
     assert runs[0].name == "optim=adam,optim.lr=0.001/seed=3"
     assert runs[0].cfg.seed == 3 and runs[0].cfg.split.seed == 3 and runs[-1].cfg.optim.name == "sgd"
     assert [r.name for r in expand(load_sweep(f), tmp_path / "o2")] == [r.name for r in runs]  # deterministic
-    units, done = plan(runs, "sequential")
+    units, done, _ = plan(runs, "sequential")
     assert len(units) == 12 and not done
-    units, _ = plan(runs, "stacked", members=3)  # grouped by optimizer (not by lr or seed), at most 3 each
+    units, _, _ = plan(runs, "stacked", members=3)  # grouped by optimizer (not by lr or seed), at most 3 each
     assert sorted(len(u) for u in units) == [1, 1, 1, 3, 3, 3]
-    assert all(len({u_r.cfg.optim.base for u_r in u}) == 1 for u in units)
+    assert all(len({u_r.cfg.optim.name for u_r in u}) == 1 for u in units)
 
 
 def test_bad_sweep_files(tmp_path):
@@ -111,7 +111,7 @@ def test_ray_executor_equals_inprocess(tmp_path):
 def test_summarize_a_synthetic_store(tmp_path, capsys):
     """Hand-written summaries: the statistics must equal the ones computed here from the same numbers."""
     data = {"adam": [(100, 900, 0.99), (120, None, 0.5), (80, 700, 1.0)],
-            "adam_lr": [(50, 150, 1.0), (60, 210, 0.995)]}
+            "adamw": [(50, 150, 1.0), (60, 210, 0.995)]}
     for opt, seeds in data.items():
         for seed, (t_train, t_test, acc) in enumerate(seeds):
             run = tmp_path / opt / f"seed={seed}"
@@ -123,15 +123,15 @@ def test_summarize_a_synthetic_store(tmp_path, capsys):
                 "status": "completed", "t_train": t_train, "t_test": t_test, "gap": gap,
                 "final/train_acc": 1.0, "final/test_acc": acc}))
     df = summarize(tmp_path).set_index("point")
-    assert list(df.index) == ["optim.name=adam", "optim.name=adam_lr"]
+    assert list(df.index) == ["optim.name=adam", "optim.name=adamw"]
     a = df.loc["optim.name=adam"]
     assert a["n"] == 3 and a["success"] == pytest.approx(2 / 3)
     assert a["t_test_mean"] == 800 and a["t_test_std"] == pytest.approx(math.sqrt(2) * 100)
     assert a["t_train_median"] == 100 and a["gap_mean"] == (800 + 620) / 2
     assert a["final/test_acc_std"] == pytest.approx(statistics.stdev([0.99, 0.5, 1.0]))
-    b = df.loc["optim.name=adam_lr"]
+    b = df.loc["optim.name=adamw"]
     assert b["success"] == 1 and b["t_test_median"] == 180 and b["final/test_acc_mean"] == pytest.approx(0.9975)
     assert main(["summarize", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "800 ± 141 (800)" in out and (tmp_path / "summary.csv").is_file()
-    assert "optim.name=adam_lr" in format_table(summarize(tmp_path))
+    assert "optim.name=adamw" in format_table(summarize(tmp_path))

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from conftest import tiny
 from groklab import make_config, train
 from groklab.engine.population import train_population
-from conftest import tiny
 
 
 def test_no_sink_files_when_off(tmp_path):

@@ -1,6 +1,6 @@
 """groklab: a fast, reproducible laboratory for grokking and embedding-layer dynamics."""
 from groklab.config import Config, make_config
-from groklab.engine.loop import RunResult, train
+from groklab.engine import RunResult, train
 from groklab.errors import ConfigError
 from groklab.store import load_runs
 

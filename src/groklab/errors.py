@@ -1,4 +1,5 @@
-"""The one error type for bad user input: a single line naming field, value and what is allowed."""
+"""The error types for bad user input and unreadable files, each printed as a single line; notices."""
+import sys
 
 
 class ConfigError(ValueError):
@@ -6,4 +7,34 @@ class ConfigError(ValueError):
 
     def __init__(self, field: str, value, allowed: str):
         self.field, self.value, self.allowed = field, value, allowed
-        super().__init__(f"{field}={value!r}: {allowed}")
+        super().__init__(f"{field}={_short(value)}: {allowed}")
+
+
+class StoreError(ConfigError):
+    """A run file that cannot be used as it is: `path[ line N]: what is wrong`."""
+
+    def __init__(self, path, reason: str, line: int | None = None):
+        self.path, self.line, self.reason = str(path), line, reason
+        ValueError.__init__(self, f"{path}{f' line {line}' if line else ''}: {reason}")
+        self.field, self.value, self.allowed = "file", self.path, reason
+
+
+class RunBusy(ConfigError):
+    """Another live process holds the run directory's lock."""
+
+    def __init__(self, path, pid: int | None):
+        self.path, self.pid = str(path), pid
+        who = f"pid {pid}" if pid else "another process"
+        ValueError.__init__(self, f"run {path} is being written by {who}; wait for it, or stop it first")
+        self.field, self.value, self.allowed = "run", self.path, f"being written by {who}"
+
+
+def _short(value, limit: int = 200) -> str:
+    """repr(value), cut to `limit` characters: an error line never echoes a huge input back."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def notice(text: str) -> None:
+    """A one-line announcement on stderr (a recovery the user should know about), never an error."""
+    print(f"groklab: note: {text}", file=sys.stderr)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
-import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -12,8 +10,7 @@ from pathlib import Path
 import yaml
 
 from groklab.errors import ConfigError
-from groklab.experiments.runner import CLAIMS, ERROR, MANIFEST
-from groklab.store import find_runs, read_summary
+from groklab.store import RunStore, experiment_dirs, find_runs, read_claims, read_error, read_manifest, read_summary
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;
@@ -23,21 +20,12 @@ pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}code{font-siz
 .paper{background:#f4f7fb;border-left:3px solid #7a9cc6;padding:.4em .8em}"""
 
 
-def figure_dirs(root: Path) -> list[Path]:
-    """The figure directories (with a manifest) at or below `root`, in sorted order."""
-    if (root / MANIFEST).is_file():
-        return [root]
-    natural = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.as_posix())]  # noqa: E731
-    return sorted((p.parent for p in root.rglob(MANIFEST)), key=natural)
-
-
 def health(fig_dir: Path) -> dict[str, str]:
-    """Run name -> status from disk: a run with error.txt is 'failed'; without a summary, 'missing'."""
-    runs = json.loads((fig_dir / MANIFEST).read_text()).get("runs", {})
+    """Run name -> status from disk: a run with an error note is 'failed'; without a summary, 'missing'."""
     out = {}
-    for name in runs:
+    for name in read_manifest(fig_dir)["runs"]:
         path = fig_dir / name
-        out[name] = "failed" if (path / ERROR).is_file() else read_summary(path).get("status", "missing")
+        out[name] = "failed" if read_error(path) is not None else read_summary(path).get("status", "missing")
     return out
 
 
@@ -71,8 +59,8 @@ def _claims_table(claims: list[dict]) -> str:
 
 def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     e = html.escape
-    man = json.loads((fig_dir / MANIFEST).read_text())
-    doc = json.loads((fig_dir / CLAIMS).read_text()) if (fig_dir / CLAIMS).is_file() else None
+    man = read_manifest(fig_dir)
+    doc = read_claims(fig_dir)
     status = health(fig_dir)
     counts = Counter(status.values())
     parts = [f"<h2 id='{e(man['figure'])}'>{e(man['figure'])}: {e(man['title'])}</h2>",
@@ -92,8 +80,8 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     if bad:
         items = []
         for n, s in bad.items():
-            err = fig_dir / n / ERROR
-            why = err.read_text().strip().splitlines()[-1] if err.is_file() else ""
+            why = (read_error(fig_dir / n) or "").splitlines()[-1:] or [""]
+            why = why[0]
             items.append(f"<tr><td>{e(n)}</td><td class='fails'>{e(s)}</td><td>{e(why)}</td></tr>")
         parts.append("<table><tr><th>run</th><th>status</th><th>error</th></tr>" + "".join(items) + "</table>")
     parts.append(_configs(fig_dir, man))
@@ -105,7 +93,7 @@ def _configs(fig_dir: Path, man: dict) -> str:
     e = html.escape
     rows = "".join(f"<tr><td>{e(n)}</td><td><code>{e(' '.join(o))}</code></td></tr>" for n, o in man["runs"].items())
     first = next(iter(find_runs(fig_dir)), None)
-    full = yaml.safe_dump(yaml.safe_load((first / "config.yaml").read_text()), sort_keys=False) if first else ""
+    full = yaml.safe_dump(RunStore(first).config(), sort_keys=False) if first else ""
     return (f"<details><summary>Configs ({len(man['runs'])} runs)</summary><table><tr><th>run</th>"
             f"<th>overrides</th></tr>{rows}</table><p>Resolved config of {e(first.name if first else '-')}:</p>"
             f"<pre>{e(full)}</pre></details>")
@@ -116,14 +104,14 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
     root = Path(root)
     if not root.is_dir():
         raise ConfigError("report", str(root), "is not a directory")
-    figs = figure_dirs(root)
+    figs = experiment_dirs(root)
     if not figs:
-        raise ConfigError("report", str(root), f"holds no experiment ({MANIFEST}); run groklab reproduce first")
+        raise ConfigError("report", str(root), "holds no experiment; run groklab reproduce first")
     sections, summary = [], []
     for d in figs:
         text, claims, counts = _section(d)
         sections.append(text)
-        name = json.loads((d / MANIFEST).read_text())["figure"]
+        name = read_manifest(d)["figure"]
         summary += [(name, c) for c in claims]
     e = html.escape
     rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
@@ -143,10 +131,10 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
 def markdown(root: str | Path) -> str:
     """Claim verdicts of every figure below `root` as a Markdown table (for docs/results.md)."""
     lines = ["| figure | claim | aggregate | verdict |", "| --- | --- | --- | --- |"]
-    for d in figure_dirs(Path(root)):
-        if not (d / CLAIMS).is_file():
+    for d in experiment_dirs(Path(root)):
+        doc = read_claims(d)
+        if doc is None:
             continue
-        doc = json.loads((d / CLAIMS).read_text())
         for c in doc["claims"]:
             agg = _fmt(c.get("aggregate", {})).replace("|", "/")
             lines.append(f"| {doc['figure']} | {c['text']} | {agg} | {'holds' if c['holds'] else 'does not hold'} |")

@@ -1,5 +1,6 @@
-"""The training engine: experiment setup, the one loop, checkpoints."""
-from groklab.engine.loop import RunResult, train
+"""The training engine: experiment setup, steppers, run records, the one loop, populations."""
+from groklab.engine.loop import train, train_members
+from groklab.engine.record import RunRecord, RunResult
 from groklab.engine.setup import Experiment, build
 
-__all__ = ["Experiment", "RunResult", "build", "train"]
+__all__ = ["Experiment", "RunRecord", "RunResult", "build", "train", "train_members"]

@@ -12,11 +12,12 @@ from groklab.config import Config
 from groklab.data import make_split, make_table
 from groklab.data.encoding import encode, seq_len, vocab_size
 from groklab.data.sampling import make_sampler
-from groklab.errors import ConfigError
 from groklab.engine.loss import make_loss
+from groklab.engine.rng import GlobalRNG
+from groklab.engine.track import check_sinks
+from groklab.errors import ConfigError
 from groklab.models import build_model
 from groklab.optim import AdaptiveC, build_optimizer, make_grad_filter
-from groklab.track import check_sinks
 
 
 @dataclass
@@ -33,8 +34,26 @@ class Experiment:
     table: object
     split: object
     loss_fn: Callable = F.cross_entropy  # loss(logits, y, reduction="mean")
-    adapt: Optional[AdaptiveC] = None  # adaptive Adam-LR ratio, when optim.c_adaptive
+    adapt: Optional[AdaptiveC] = None  # adaptive embedding lr ratio, when optim.c_mode=adaptive
     grad_filter: Optional[Callable] = None  # Grokfast filter, when optim.grokfast != none
+    rng: Optional[GlobalRNG] = None  # torch's global RNG, when dropout draws from it
+
+    def stateful(self) -> dict:
+        """The pieces besides model and optimizer whose state a checkpoint must hold for exact resume."""
+        parts = (("adapt", self.adapt), ("grad_filter", self.grad_filter), ("sampler", self.sampler), ("rng", self.rng))
+        return {k: v for k, v in parts if hasattr(v, "state_dict")}
+
+    def state(self) -> dict:
+        """Model, optimizer and stateful pieces, in torch's own formats."""
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                **{k: v.state_dict() for k, v in self.stateful().items()}}
+
+    def restore(self, ckpt: dict) -> None:
+        """Load `state()` back (from a checkpoint)."""
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        for k, v in self.stateful().items():
+            v.load_state_dict(ckpt[k])
 
 
 def resolve_device(name: str) -> torch.device:
@@ -46,35 +65,15 @@ def resolve_device(name: str) -> torch.device:
 
 
 def check(cfg: Config) -> None:
-    """Cross-field rules that a single field's type cannot express."""
-    t, s = cfg.task, cfg.split
-    if t.name == "poly" and not t.expr:
-        raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
-    if t.name != "poly" and t.expr is not None:
-        raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
-    if s.name in ("square", "strip") and s.test_reserve is not None:
-        raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+    """What the config model cannot check: the machine (packages of the sinks; the device in build)."""
     check_sinks(cfg)
-    m, o = cfg.model, cfg.optim
-    if m.name == "transformer" and m.d_emb % m.n_heads:
-        raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
-    if m.name == "mlp":  # raw values: no embedding to scale, sample by or initialise
-        for key, value, on in (("optim.c_adaptive", o.c_adaptive, o.c_adaptive),
-                               ("sampler", cfg.sampler, cfg.sampler == "entropy"),
-                               ("model.emb_init", m.emb_init, m.emb_init != "normal")):
-            if on:
-                raise ConfigError(key, value, "needs a model with an embedding (model=mlp reads raw values)")
-    if o.c_adaptive and m.freeze_emb:
-        raise ConfigError("optim.c_adaptive", True, "a frozen embedding has no learning rate to adapt")
-    if cfg.sampler == "entropy" and m.freeze_emb:
-        raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
-    if not 0 < o.c_range[0] <= o.c_range[1]:
-        raise ConfigError("optim.c_range", list(o.c_range), "must be [lo, hi] with 0 < lo <= hi")
-    if o.schedule == "exp" and o.final_frac <= 0:
-        raise ConfigError("optim.final_frac", o.final_frac, "must be > 0 for schedule=exp")
-    n_operands = t.K if t.name == "sum" else 2
-    if cfg.sampler == "balanced" and n_operands != 2:
-        raise ConfigError("sampler", "balanced", f"needs 2 operands (task.K={n_operands})")
+
+
+def table_inputs(cfg: Config, table) -> tuple[torch.Tensor, torch.Tensor]:
+    """Model inputs and labels of every table row: tokens, or raw float values for model=mlp."""
+    raw = cfg.model.name == "mlp"
+    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
+    return (X.to(getattr(torch, cfg.dtype)) if raw else X), table.y
 
 
 def build(cfg: Config) -> Experiment:
@@ -86,10 +85,7 @@ def build(cfg: Config) -> Experiment:
     s = cfg.split
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
                        unused_to_test=s.unused_to_test, skew=s.skew, k=s.k)
-    raw = cfg.model.name == "mlp"
-    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
-    if raw:
-        X = X.to(getattr(torch, cfg.dtype))
+    X, _ = table_inputs(cfg, table)
     model = build_model(cfg, seq_len(table.n_operands, cfg.encoding), vocab_size(cfg.p, cfg.encoding)).to(device)
     optimizer = build_optimizer(cfg, model)
     n_train = len(split.train)
@@ -98,9 +94,10 @@ def build(cfg: Config) -> Experiment:
                            beta=cfg.sampler_beta)
     o = cfg.optim
     adapt = (AdaptiveC(model, vocab_size(cfg.p, cfg.encoding), o.c_every, *o.c_range, c0=o.ratio)
-             if o.c_adaptive else None)
+             if o.c_mode == "adaptive" else None)
     grad_filter = make_grad_filter(o, [t for t in model.parameters() if t.requires_grad])
+    rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks
     put = lambda t: t.to(device)  # noqa: E731
     return Experiment(cfg, device, put(X[split.train]), put(table.y[split.train]), put(X[split.test]),
                       put(table.y[split.test]), model, optimizer, sampler, table, split,
-                      make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter)
+                      make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter, rng)

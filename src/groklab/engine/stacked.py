@@ -77,7 +77,8 @@ class StackedMLP:
                 self.block(self.theta, n).copy_(torch.stack([dict(m.named_parameters())[n].detach().reshape(-1)
                                                              for m in models]))
         o = cfgs[0].optim
-        self.base, self.betas, self.eps, self.momentum = o.base, tuple(o.betas), o.eps, o.momentum
+        self.base = "sgd" if o.name == "sgd" else ("adamw" if o.decoupled else "adam")  # the update rule
+        self.betas, self.eps, self.momentum = tuple(o.betas), o.eps, o.momentum
         col = lambda xs: torch.tensor(xs, dtype=dtype, device=device).view(-1, 1)  # noqa: E731
         self.lr = col([c.optim.lr for c in cfgs])
         # the embedding's lr: c * lr (Adam-LR); 0 keeps a frozen embedding exactly at its init

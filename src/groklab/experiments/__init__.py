@@ -10,7 +10,7 @@ from typing import Callable
 
 from groklab.config import make_config
 from groklab.errors import ConfigError
-from groklab.experiments import fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11
+from groklab.experiments.embedding import fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11
 from groklab.experiments.runner import default_jobs, run_figure, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 

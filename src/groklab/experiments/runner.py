@@ -4,17 +4,15 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
-from groklab.config import make_config
+from groklab.config import make_config, validate
 from groklab.experiments.spec import RunSpec
-from groklab.store import load_runs, read_summary
-
-CLAIMS, MANIFEST, ERROR = "claims.json", "experiment.json", "error.txt"
+from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest
+from groklab.sweep import Progress, Run, plan, run_units
 
 
 def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable = print,
@@ -22,15 +20,12 @@ def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable 
     """Train every run (name -> resolved config dict) below `root` with the sweep machinery: finished
     runs are skipped, unfinished ones resume; `jobs` > 1 trains in a process pool; on a GPU, compatible
     runs are stacked into populations (packing=auto). Returns name -> summary ({"status": "failed"} on a crash)."""
-    from groklab.config import validate
-    from groklab.executors import Progress, run_units
-    from groklab.sweep import Run, plan
-
     runs = [Run(name, name, validate(dict(cfg)), root / name) for name, cfg in configs.items()]
-    units, done = plan(runs, packing)
-    echo(f"  {len(done)} of {len(runs)} runs already finished; training {sum(map(len, units))}")
+    units, done, busy = plan(runs, packing)
+    echo(f"  {len(done)} of {len(runs)} runs already finished; training {sum(map(len, units))}"
+         + (f"; {len(busy)} being trained by another process" if busy else ""))
     for r in (r for unit in units for r in unit):
-        (r.out / ERROR).unlink(missing_ok=True)  # a retried run is judged by its new outcome
+        clear_error(r.out)  # a retried run is judged by its new outcome
     progress = Progress(len(runs), len(done), show=echo is print)
     try:
         ran = run_units(units, packing, "process" if jobs > 1 else "inprocess", jobs, progress=progress, echo=echo)
@@ -39,8 +34,7 @@ def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable 
     results = {r.name: read_summary(r.out) for r in runs}
     for name, status in ran:
         if status.startswith("failed"):  # the run crashed: keep the reason beside its files
-            (root / name).mkdir(parents=True, exist_ok=True)
-            (root / name / ERROR).write_text(status + "\n")
+            write_error(root / name, status)
             results[name] = {"status": "failed"}
     return results
 
@@ -64,7 +58,7 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     root.mkdir(parents=True, exist_ok=True)
     manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile,
                 "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in specs}}
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    write_manifest(root, manifest)
     echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(specs)} runs) -> {root}")
     t0 = time.perf_counter()
     results = execute(root, configs, jobs, echo)
@@ -76,7 +70,7 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
-    (root / CLAIMS).write_text(json.dumps(doc, indent=1))
+    write_claims(root, doc)
     for c in claims:
         echo(f"  [{'holds' if c.holds else 'FAILS'}] {c.id}: {c.text}  ({_agg(c.aggregate)})")
     return doc

@@ -1,9 +1,10 @@
 """What a paper figure is made of: runs (name + config overrides), and claims checked on their metrics."""
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from groklab.store import clean
 
 PROFILES = ("quick", "paper")
 
@@ -29,20 +30,7 @@ class Claim:
     note: str = ""  # e.g. why the check could not be made
 
     def to_dict(self) -> dict:
-        return _json_safe(asdict(self))
-
-
-def _json_safe(x: Any) -> Any:
-    """Plain JSON: inf/nan as strings, numpy scalars as Python numbers, tuples as lists."""
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    return x
+        return clean(asdict(self))
 
 
 # quick: p = 47 and half the table for training (at 30% of p = 47 the MLP did not grok add within

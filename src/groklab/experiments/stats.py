@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
+import numpy as np
 import pandas as pd
 
 from groklab.measures.curves import grok_events
@@ -83,3 +84,16 @@ def _missing(v) -> bool:
 
 def _py(v):
     return v.item() if hasattr(v, "item") else v
+
+
+def med_test_loss_corr(rows: Sequence[dict]) -> Optional[float]:
+    """Spearman correlation of progress/MED with test/loss over the metric rows holding both (004: MED moves
+    with the test loss)."""
+    pairs = [(r["progress/MED"], r["test/loss"]) for r in rows
+             if r.get("progress/MED") is not None and r.get("test/loss") is not None]
+    if len(pairs) < 3:
+        return None
+    from scipy.stats import spearmanr
+
+    rho = spearmanr(*zip(*pairs)).statistic
+    return None if not np.isfinite(rho) else float(rho)

@@ -1,4 +1,5 @@
-"""Hessian of the training loss, matrix-free: HVPs by torch.func (vjp of grad), Lanczos top-k, power iteration, Hutchinson trace.
+"""Hessian of the training loss, matrix-free: HVPs by torch.func (vjp of grad), Lanczos top-k, power iteration,
+Hutchinson trace.
 
 A block is any list of the model's parameters (e.g. `model.blocks()["E"]`); its Hessian is the
 sub-block H_BB of the full Hessian, the other parameters held fixed. Nothing here changes the model:

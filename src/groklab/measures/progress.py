@@ -1,7 +1,7 @@
 """Progress measures: MED (004 Def 4.2), weight and gradient norms per block, per-token embedding gradients.
 
-Gradients are of the run's training loss (cross-entropy by default; no weight-decay term), taken with torch.autograd.grad so
-no `.grad` is written; the model runs in eval mode and its modes are restored.
+Gradients are of the run's training loss (cross-entropy by default; no weight-decay term), taken with
+torch.autograd.grad so no `.grad` is written; the model runs in eval mode and its modes are restored.
 """
 from __future__ import annotations
 
@@ -75,15 +75,3 @@ def token_grad_norms(model: nn.Module, X: torch.Tensor, y: torch.Tensor,
 def token_counts(X: torch.Tensor, vocab: int) -> np.ndarray:
     """Occurrences of each token in a batch of token sequences (000 Fig 8), int32 [vocab]."""
     return torch.bincount(X.reshape(-1), minlength=vocab).cpu().numpy().astype(np.int32)
-
-
-def med_test_loss_corr(rows: Sequence[dict]) -> Optional[float]:
-    """Spearman correlation of progress/MED with test/loss over the rows holding both (004 claim)."""
-    pairs = [(r["progress/MED"], r["test/loss"]) for r in rows
-             if r.get("progress/MED") is not None and r.get("test/loss") is not None]
-    if len(pairs) < 3:
-        return None
-    from scipy.stats import spearmanr
-
-    rho = spearmanr(*zip(*pairs)).statistic
-    return None if not np.isfinite(rho) else float(rho)

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import csv
-import json
-import math
 import time
 from pathlib import Path
 
@@ -12,29 +10,27 @@ import numpy as np
 from groklab.errors import ConfigError
 from groklab.numberline.fourier import fourier_geometry, is_consecutive
 from groklab.numberline.numbers import numeral, parse_numbers
-from groklab.numberline.probe import direction, layer_rows
+from groklab.numberline.probe import direction, fit_x, layer_rows, orient
 from groklab.numberline.spec import NumberlineSpec, check_out, parse_layers
+from groklab.store import clean, write_json
 
 
 def run_embedding(run_dir: str | Path) -> tuple[np.ndarray, int]:
     """Operand embeddings E[0..p-1] [p, d_emb] of a groklab run's checkpoint, and p."""
-    from groklab.store import CKPT, RunStore, is_run
+    from groklab.store import RunStore, is_run
 
     if not is_run(run_dir):
         raise ConfigError("run", str(run_dir), "not a groklab run directory (no config.yaml)")
-    cfg = RunStore.open(run_dir).config()
-    if cfg.get("model", {}).get("name") != "mlp_emb":
-        raise ConfigError("run", str(run_dir), f"model={cfg.get('model', {}).get('name')!r} has no token "
-                                               "embedding; needs model=mlp_emb")
-    path = Path(run_dir) / CKPT
-    if not path.is_file():
-        raise ConfigError("run", str(run_dir), f"has no checkpoint ({CKPT})")
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)["model"]
-    except Exception as err:  # torch raises many types for a damaged file
-        raise ConfigError("run", str(path), f"checkpoint is unreadable ({type(err).__name__})") from None
+    store = RunStore(run_dir)
+    cfg = store.config()
+    model = cfg.get("model", {}).get("name") if isinstance(cfg.get("model"), dict) else None
+    if model != "mlp_emb":
+        raise ConfigError("run", str(run_dir), f"model={model!r} has no token embedding; needs model=mlp_emb")
+    if not store.has_checkpoint():
+        raise ConfigError("run", str(run_dir), "has no checkpoint yet")
+    state = store.load_checkpoint()["model"]
+    if "E.weight" not in state or not isinstance(cfg.get("p"), int):
+        raise ConfigError("run", str(run_dir), "checkpoint and config.yaml do not describe an embedding MLP")
     p = int(cfg["p"])
     return state["E.weight"][:p].double().numpy(), p
 
@@ -61,18 +57,6 @@ def _scatter_layers(spec: NumberlineSpec, layers: list, n_layers: int | None) ->
     if spec.scatter:
         return parse_layers(spec.scatter, n_layers)
     return list(dict.fromkeys([layers[0], layers[len(layers) // 2], layers[-1]]))
-
-
-def _clean(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, (np.floating, np.integer)):
-        return _clean(x.item())
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    return x
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -122,7 +106,7 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
                                 "frac_clean_boundary": float(enc.clean.mean())}
     rows, Z, geo = analyze(H, n, spec)
     out.mkdir(parents=True, exist_ok=True)
-    _write_csv(out / "results.csv", [_clean(r) for r in rows])
+    _write_csv(out / "results.csv", [clean(r) for r in rows])
     with open(out / "projections.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["layer", "method", "n"] + [f"z{j + 1}" for j in range(spec.dims)])
@@ -135,11 +119,13 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
     if geo:
         meta["fourier"] = {str(k): {"top_freqs": g["top_freqs"], "fourier_top2": g["fourier_top"],
                                     "circularity": g["circularity"]} for k, g in geo.items()}
-    from groklab.numberline.plots import plot_layers, plot_scatter
+    from groklab.plots.numberline import plot_layers, plot_scatter
 
     title = Path(spec.model or spec.run).name
     plot_layers(rows, out / "layers.png", title=title)
-    plot_scatter(Z, n, _scatter_layers(spec, layers, n_layers), out / "scatter.png", title=title)
+    shown = {layer: {m: z if z.shape[1] > 1 else orient(z[:, 0], n)[:, None] for m, z in Z[layer].items()}
+             for layer in _scatter_layers(spec, layers, n_layers)}
+    plot_scatter(shown, n, fit_x(n), list(shown), out / "scatter.png", title=title)
     if spec.intervene is not None:
         from groklab.numberline.intervene import steer, summarize
 
@@ -153,5 +139,5 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
         meta["intervention"] = {"layer": spec.intervene, **summarize(irows, n, a),
                                 "sd_along_u": float(((X - X.mean(0)) @ u).std())}
     meta["wall_s"] = round(time.perf_counter() - t0, 3)
-    (out / "results.json").write_text(json.dumps(_clean(meta), indent=1))
+    write_json(out / "results.json", meta)
     return meta

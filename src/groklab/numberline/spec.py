@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from groklab.config import _first_error
+from groklab.config import config_error
 from groklab.errors import ConfigError
 
 
@@ -37,7 +37,7 @@ def make_spec(**kw) -> NumberlineSpec:
     try:
         spec = NumberlineSpec(**{k: v for k, v in kw.items() if v is not None})
     except ValidationError as err:
-        raise _first_error(err) from None
+        raise config_error(err) from None
     if (spec.model is None) == (spec.run is None):
         raise ConfigError("model", spec.model, "give exactly one of --model PATH or --run RUN_DIR")
     if spec.folds == 1:

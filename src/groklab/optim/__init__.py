@@ -6,7 +6,7 @@ from torch import nn
 
 from groklab.errors import ConfigError
 from groklab.optim.adaptive import AdaptiveC, sigma_max
-from groklab.optim.grads import GrokfastEMA, GrokfastMA, make_grad_filter, ortho_grad_
+from groklab.optim.filters import GrokfastEMA, GrokfastMA, make_grad_filter, ortho_grad_
 from groklab.optim.schedule import lr_factor
 
 
@@ -31,24 +31,25 @@ def set_lr(opt: torch.optim.Optimizer, lr: float, c: float) -> None:
 
 
 def build_optimizer(cfg, model: nn.Module) -> torch.optim.Optimizer:
-    """SGD (momentum) / Adam (coupled wd) / AdamW (decoupled wd) / NAdam / RMSprop (coupled wd),
-    fused kernels where torch has them (SGD, Adam, AdamW), foreach otherwise."""
+    """SGD (momentum) / Adam / AdamW / NAdam / RMSprop with weight decay coupled or decoupled
+    (optim.wd_mode), fused kernels where torch has them (SGD, Adam, AdamW), foreach otherwise."""
     o = cfg.optim
-    if (o.ratio != 1.0 or o.c_adaptive) and not model.blocks()["E"]:
-        raise ConfigError("optim.c", o.ratio, f"model '{cfg.model.name}' has no embedding to scale; "
-                          "use an embedding model or optim.c=1 with a plain optimizer")
-    groups = param_groups(model, o.lr, o.ratio, split=o.c_adaptive)
+    adaptive = o.c_mode == "adaptive"
+    if (o.c != 1.0 or adaptive) and not model.blocks()["E"]:
+        raise ConfigError("optim.c", o.c, f"model '{cfg.model.name}' has no embedding to scale; "
+                          "use an embedding model or optim.c=1")
+    groups = param_groups(model, o.lr, o.c, split=adaptive)
     dev = next(model.parameters()).device.type
     fused = dev in ("cpu", "cuda")  # fused Adam step: ~13x cheaper than the default on CPU here
-    if o.base == "sgd":
+    if o.name == "sgd":
         return torch.optim.SGD(groups, lr=o.lr, momentum=o.momentum, weight_decay=o.weight_decay, fused=fused)
-    if o.base == "nadam":
+    if o.name == "nadam":
         return torch.optim.NAdam(groups, lr=o.lr, betas=tuple(o.betas), eps=o.eps, weight_decay=o.weight_decay,
-                                 foreach=True)
-    if o.base == "rmsprop":
+                                 decoupled_weight_decay=o.decoupled, foreach=True)
+    if o.name == "rmsprop":
         return torch.optim.RMSprop(groups, lr=o.lr, alpha=o.alpha, eps=o.eps, weight_decay=o.weight_decay,
                                    foreach=True)
-    cls = torch.optim.Adam if o.base == "adam" else torch.optim.AdamW
+    cls = torch.optim.AdamW if o.decoupled else torch.optim.Adam
     return cls(groups, lr=o.lr, betas=tuple(o.betas), eps=o.eps, weight_decay=o.weight_decay, fused=fused)
 
 

@@ -1,0 +1,144 @@
+"""What each `groklab` subcommand does, given its parsed arguments; returns the exit code."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from groklab.errors import ConfigError
+
+
+def _default_out(cfg) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    task = cfg.task.name if cfg.task.name != "poly" else "poly"
+    return Path("runs") / f"{task}-p{cfg.p}-{cfg.model.name}-{cfg.optim.name}-s{cfg.seed}-{stamp}"
+
+
+def cmd_train(args) -> int:
+    from groklab.config import make_config, parse_override
+    from groklab.engine.loop import train
+
+    if args.resume:
+        steps = None
+        for text in args.overrides:
+            key, value = parse_override(text)
+            if key != "steps":
+                raise ConfigError(key, value, "a resumed run keeps its config; only steps=N may be given")
+            steps = value
+        if steps is not None:
+            make_config([f"steps={steps}"])  # type-check before touching the run
+        result = train(resume=args.resume, steps=steps)
+    else:
+        cfg = make_config(args.overrides, file=args.config)
+        result = train(cfg, out=args.out or _default_out(cfg))
+    s = result.summary
+    print(json.dumps({"out": str(result.path), **{k: s[k] for k in (
+        "status", "steps", "wall_s", "steps_per_s", "t_train", "t_test", "gap",
+        "final/train_acc", "final/test_acc")}}, indent=1))
+    return 0 if s["status"] != "diverged" else 1
+
+
+def cmd_measure(args) -> int:
+    from groklab.engine.posthoc import measure_checkpoint
+    from groklab.measures import MEASURES
+
+    names = MEASURES if args.what == "all" else tuple(w.strip() for w in args.what.split(","))
+    step, scalars, arrays = measure_checkpoint(args.run, args.at, names, args.overrides)
+    print(json.dumps({"run": args.run, "step": step, **scalars, "arrays": sorted(arrays)}, indent=1))
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from groklab.experiments.embedding.demo import run_demo
+
+    run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from groklab.store import write_sweep_file
+    from groklab.sweep import EXECUTORS, Progress, expand, load_sweep, plan, run_units
+
+    # checked here, before the sweep directory is created
+    if args.executor not in EXECUTORS:
+        raise ConfigError("executor", args.executor, f"allowed: {', '.join(EXECUTORS)}")
+    for name, value in (("workers", args.workers), ("members", args.members)):
+        if value is not None and value < 1:
+            raise ConfigError(name, value, "must be an integer >= 1")
+    out = Path(args.out)
+    sweep = load_sweep(args.file)
+    runs = expand(sweep, out)  # every config validated before anything is written
+    units, done, busy = plan(runs, args.packing, args.members)
+    write_sweep_file(out, Path(args.file).read_text())
+    print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {len(busy)} being written by another "
+          f"process, {sum(map(len, units))} to run in {len(units)} population(s)) -> {out}", file=sys.stderr)
+    progress = Progress(len(runs), len(done) + len(busy), show=not args.quiet)
+    try:
+        results = run_units(units, args.packing, args.executor, args.workers, args.address, progress)
+    finally:
+        progress.close()
+    failed = [name for name, status in results if status.startswith("failed")]
+    busy += [name for name, status in results if status.startswith("busy")]
+    print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done), "ran": len(results),
+                      "failed": failed, "busy": [getattr(r, "name", r) for r in busy]}, indent=1))
+    return 1 if failed else 0
+
+
+def cmd_summarize(args) -> int:
+    from groklab.sweep import format_table, summarize
+
+    df = summarize(args.dir)
+    print(format_table(df))
+    if not df.empty:
+        csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
+        df.to_csv(csv, index=False)
+        print(f"written: {csv}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from groklab.store.health import check_tree, format_health
+
+    rows = check_tree(args.dir)
+    print(format_health(rows))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+def cmd_numberline(args) -> int:
+    from groklab.numberline import make_spec, run_numberline
+
+    methods = {"both": ["pca", "pls"], "pca": ["pca"], "pls": ["pls"]}[args.method]
+    spec = make_spec(model=args.model, run=args.run, numbers=args.numbers, template=args.template,
+                     layers=args.layers, methods=methods, dims=args.dims, folds=args.folds,
+                     pls_target=args.pls_target, bootstrap=args.bootstrap, scatter=args.scatter,
+                     intervene=args.intervene, alpha=args.alpha, batch_size=args.batch_size,
+                     device=args.device, dtype=args.dtype, seed=args.seed)
+    meta = run_numberline(spec, args.out)
+    best = max((r for r in meta["layers"] if r["component"] == 1), key=lambda r: r["rho"] or -1)
+    print(json.dumps({"out": args.out, "wall_s": meta["wall_s"], "best_rho_layer": best}, indent=1))
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from groklab.experiments import default_jobs, reproduce
+
+    if args.jobs < 0:
+        raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
+    t0 = time.perf_counter()
+    docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
+                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides))
+    claims = [c for d in docs for c in d["claims"]]
+    print(f"{sum(c['holds'] for c in claims)} of {len(claims)} claims hold; "
+          f"{time.perf_counter() - t0:.0f} s; report: groklab report {args.out}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from groklab.report import markdown, write_report
+
+    if args.markdown:
+        print(markdown(args.dir))
+    else:
+        print(write_report(args.dir, args.out))
+    return 0

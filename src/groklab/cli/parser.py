@@ -1,0 +1,117 @@
+"""The `groklab` argument parser: one subparser per command, each `--help` ending with two real examples."""
+from __future__ import annotations
+
+import argparse
+
+from groklab.cli import commands as c
+
+EXAMPLES = {
+    "train": ["groklab train task=mul p=97 optim=adam optim.c=10 optim.lr=0.01 --out runs/mul-c10",
+              "groklab train --resume runs/mul-c10 steps=40000"],
+    "measure": ["groklab measure runs/m --at 3000",
+                "groklab measure runs/m --what hessian,landscape measures.hessian.k=5"],
+    "demo": ["groklab demo", "groklab demo --p 31 --seeds 1 --out runs/demo31"],
+    "sweep": ["groklab sweep grid.yaml --out runs/g",
+              "groklab sweep grid.yaml --out runs/g --executor process --workers 2"],
+    "summarize": ["groklab summarize runs/g", "groklab summarize runs/g --csv g.csv"],
+    "check": ["groklab check runs/g", "groklab check runs/mul-c10"],
+    "numberline": ["groklab numberline --model ~/models/gpt2 --numbers log:1:1e6:200 --out runs/nl",
+                   "groklab numberline --run runs/mul-c10 --out runs/nl-grok"],
+    "reproduce": ["groklab reproduce embedding/fig6 --profile quick --seeds 3 --out runs/repro",
+                  "groklab reproduce embedding/fig6 --profile paper p=59 --jobs 2 --out runs/r"],
+    "report": ["groklab report runs/repro", "groklab report runs/repro --markdown"],
+}
+
+
+def _sub(sub, name: str, func, help: str, description: str | None = None) -> argparse.ArgumentParser:
+    epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES[name])
+    p = sub.add_parser(name, help=help, description=description or help, epilog=epilog,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(func=func)
+    return p
+
+
+def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    ap = argparse.ArgumentParser(prog="groklab", description="A laboratory for grokking.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = _sub(sub, "train", c.cmd_train, "train one run: groklab train task=mul model=mlp_emb optim=adam optim.c=10",
+             "Train one run. Keys: task, p, encoding, split.*, model.*, optim.*, batch_size, sampler, steps, seed, "
+             "eval.*, grok.*, stop.*, checkpoint_every, checkpoint_keep, measures.*, device, dtype, progress.")
+    t.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides")
+    t.add_argument("--config", help="YAML config file, applied before the overrides")
+    t.add_argument("--out", help="run directory to create (default: runs/<task>-p<p>-<model>-...)")
+    t.add_argument("--resume", metavar="DIR", help="continue the run in DIR (optionally steps=N)")
+    ms = _sub(sub, "measure", c.cmd_measure, "measure a saved checkpoint: groklab measure RUN --at STEP",
+              "Compute measures on a run's checkpoint; writes RUN/posthoc/step_<N>.json/.npz.")
+    ms.add_argument("run", metavar="RUN_DIR")
+    ms.add_argument("--at", type=int, help="step (a kept ckpt_<step>.pt, the latest ckpt.pt, or 0 = init); "
+                                           "default: the latest checkpoint")
+    ms.add_argument("--what", default="all", help="comma list of hessian,spectra,progress,token_grads,geometry,"
+                                                  "landscape (default all)")
+    ms.add_argument("overrides", nargs="*", metavar="measures.key=value", help="e.g. measures.hessian.k=3")
+    d = _sub(sub, "demo", c.cmd_demo, "the core observation of paper 000 in a few minutes on a CPU")
+    d.add_argument("--out", default="runs/demo", help="directory for the runs and the figure")
+    d.add_argument("--p", type=int, default=47, help="modulus (default 47)")
+    d.add_argument("--steps", type=int, default=6000, help="max steps per run (default 6000)")
+    d.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
+    d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
+    w = _sub(sub, "sweep", c.cmd_sweep, "run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
+             "Expand a sweep file and run it: finished runs are skipped, unfinished ones resumed, runs that "
+             "another process is writing are left to it.")
+    w.add_argument("file", help="sweep YAML: config, base, grid, seeds, seed_keys")
+    w.add_argument("--out", required=True, help="directory for the sweep's runs")
+    w.add_argument("--executor", default="inprocess", help="inprocess (default), process or ray")
+    w.add_argument("--workers", type=int, help="process pool size (default: CPU count)")
+    w.add_argument("--address", help="Ray cluster address (default: start a local Ray)")
+    w.add_argument("--packing", default="auto", help="auto (stacked on a GPU), sequential or stacked")
+    w.add_argument("--members", type=int, default=256, help="most members per stacked population")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    m = _sub(sub, "summarize", c.cmd_summarize, "statistics over seeds per grid point: groklab summarize runs/g")
+    m.add_argument("dir", help="a sweep directory (or any tree of runs)")
+    m.add_argument("--csv", help="where to write the CSV (default: DIR/summary.csv)")
+    k = _sub(sub, "check", c.cmd_check, "the health of every run in a tree: readable files, resumable checkpoints",
+             "Read every file of every run below DIR as a resume would (config, metrics, summary, checkpoint, "
+             "arrays) and print one line per run; exit 1 if any run is damaged.")
+    k.add_argument("dir", help="a run directory or a tree of runs")
+    _numberline_args(_sub(sub, "numberline", c.cmd_numberline,
+                          "number-line probe of an LLM's numerals or a run's embeddings",
+                          "Project numeral hidden states to 1-D/2-D (PCA, out-of-fold PLS) per layer; report Spearman "
+                          "rho, beta of z = a + b n^beta with a 95% CI, R^2 log vs linear. Models are read from a "
+                          "local directory only."))
+    r = _sub(sub, "reproduce", c.cmd_reproduce, "re-run a paper figure, draw it, check its claims: embedding/fig6",
+             "Train a paper figure's runs into OUT/<fig>/<run> (finished runs are skipped, unfinished ones "
+             "resumed), draw PNG and PDF figures and write claims.json with a verdict per claim.")
+    r.add_argument("experiment", help="embedding/<fig> (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11) "
+                                      "or embedding/all")
+    r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
+    r.add_argument("--profile", default="quick", help="quick (CPU-friendly sizes) or paper (the paper's)")
+    r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
+    r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
+    r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
+    rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
+    rp.add_argument("dir", help="directory written by groklab reproduce")
+    rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
+    rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
+    return ap, dict(sub.choices)
+
+
+def _numberline_args(nl: argparse.ArgumentParser) -> None:
+    src = nl.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", help="local Hugging Face model directory (needs groklab[llm])")
+    src.add_argument("--run", help="groklab run directory: analyse its operand embeddings 0..p-1")
+    nl.add_argument("--out", required=True, help="output directory (new or empty)")
+    nl.add_argument("--numbers", help="1:1000 | 0:100:5 | log:1:1e6:200 | 3,17,42 | @file (default 1:1000)")
+    nl.add_argument("--template", default="{n}", help="text around each numeral, with {n} once")
+    nl.add_argument("--layers", default="all", help="all | comma-separated indices (0 = embeddings, -1 = last)")
+    nl.add_argument("--method", choices=["pca", "pls", "both"], default="both")
+    nl.add_argument("--dims", type=int, default=1, help="1 or 2 projection dimensions")
+    nl.add_argument("--folds", type=int, default=5, help="out-of-fold PLS folds (0: in-sample)")
+    nl.add_argument("--pls-target", default="n", help="PLS regresses on n or log (default n)")
+    nl.add_argument("--bootstrap", type=int, default=0, help="beta CI by B bootstrap resamples (default: Wald)")
+    nl.add_argument("--scatter", help="layers for the projection scatter (default: first, middle, last)")
+    nl.add_argument("--intervene", type=int, metavar="LAYER", help="steer block LAYER's input along the line")
+    nl.add_argument("--alpha", type=float, default=4.0, help="steering strength (unit direction; default 4)")
+    nl.add_argument("--batch-size", type=int, default=16)
+    nl.add_argument("--device", default="cpu", help="cpu | cuda | auto")
+    nl.add_argument("--dtype", default="float32", help="float32 | bfloat16 | float16")
+    nl.add_argument("--seed", type=int, default=0)

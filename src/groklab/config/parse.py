@@ -1,0 +1,132 @@
+"""Building a Config: a base dict, then a YAML file, then dotted `key=value` overrides, validated once."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from groklab.config.schema import TASK_NAMES, Config
+from groklab.errors import ConfigError
+
+
+# A sub-config given a plain value sets its `name` (`model=mlp_emb`); a task given an
+# expression sets a polynomial task (`task=a^2+b`).
+def _shorthand(key: str, value: Any) -> Any:
+    if key in ("model", "optim", "split") and isinstance(value, str):
+        return {"name": value}
+    if key == "task" and isinstance(value, str):
+        # a bare word other than a variable is a task name (so `task=xor` says "unknown task")
+        is_name = value in TASK_NAMES or (value.isidentifier() and value not in ("a", "b"))
+        return {"name": value} if is_name else {"name": "poly", "expr": value}
+    return value
+
+
+def _fields(cls: type[BaseModel]) -> dict[str, Any]:
+    return {name: f.annotation for name, f in cls.model_fields.items()}
+
+
+def _section_cls(cls: type[BaseModel], key: str) -> Optional[type[BaseModel]]:
+    ann = cls.model_fields[key].annotation
+    return ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+
+
+def flatten(d: dict, prefix: str = "") -> dict:
+    """Nested config dict -> {"optim.lr": 0.001, ...}; lists become tuples so values hash."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = tuple(v) if isinstance(v, list) else v
+    return out
+
+
+def set_dotted(data: dict, dotted: str, value: Any) -> None:
+    """Set `a.b.c = value` in a nested dict, checking every key against the schema."""
+    cls: type[BaseModel] = Config
+    parts = dotted.split(".")
+    node = data
+    for i, key in enumerate(parts):
+        if key not in cls.model_fields and key not in getattr(cls, "DEPRECATED_KEYS", ()):
+            where = ".".join(parts[:i]) or "config"
+            raise ConfigError(dotted, value, f"unknown key; {where} has: {', '.join(cls.model_fields)}")
+        sub = _section_cls(cls, key) if key in cls.model_fields else None
+        last = i == len(parts) - 1
+        if last:
+            value = _shorthand(key, value) if i == 0 else value
+            if sub is not None and isinstance(value, dict) and isinstance(node.get(key), dict):
+                node[key].update(value)
+            else:
+                node[key] = value
+            return
+        if sub is None:
+            raise ConfigError(dotted, value, f"{'.'.join(parts[:i + 1])} has no sub-keys")
+        if not isinstance(node.get(key), dict):
+            node[key] = {}
+        node, cls = node[key], sub
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """`key=value` with a YAML scalar/list value (`lr=0.01`, `betas=[0.9,0.98]`)."""
+    if "=" not in text:
+        raise ConfigError("override", text, "expected key=value, e.g. task=mul or optim.lr=0.01")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    # YAML reads "1e-3" as a string; pydantic converts it for float fields.
+    return key.strip(), value
+
+
+def config_error(err: ValidationError) -> ConfigError:
+    """The first problem of a pydantic ValidationError as one ConfigError (a rule's own error as raised)."""
+    e = err.errors()[0]
+    raised = (e.get("ctx") or {}).get("error")
+    if isinstance(raised, ConfigError):
+        return raised
+    field = ".".join(str(x) for x in e["loc"]) or "config"
+    msg = e["msg"]
+    if e["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif e["type"] == "literal_error":
+        msg = "allowed: " + msg.removeprefix("Input should be ")
+    return ConfigError(field, e.get("input"), msg)
+
+
+def validate(data: dict) -> Config:
+    """Build a Config from nested plain data, turning pydantic errors into one-line ConfigErrors."""
+    for key in list(data):
+        if key in Config.model_fields:
+            data[key] = _shorthand(key, data[key])
+    try:
+        return Config.model_validate(data)
+    except ValidationError as err:
+        raise config_error(err) from None
+
+
+def load_yaml(path: str | Path) -> dict:
+    """A user's YAML file holding a mapping (safe_load only)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("config", str(path), "no such file")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError("config", str(path), f"not valid YAML ({str(err).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise ConfigError("config", str(path), "must hold a mapping of config keys")
+    return data
+
+
+def make_config(overrides: list[str] = (), base: Optional[dict] = None, file: Optional[str] = None) -> Config:
+    """Base dict, then a YAML file, then `key=value` overrides, validated once at the end."""
+    data: dict = {}
+    for source in (base or {}), (load_yaml(file) if file else {}):
+        for key, value in source.items():
+            set_dotted(data, key, value)
+    for text in overrides:
+        set_dotted(data, *parse_override(text))
+    return validate(data)

@@ -1,0 +1,281 @@
+"""The run config's schema: every field typed, bounded and commented; cross-field rules as validators.
+
+Each rule raises a one-line ConfigError naming the field, the value and what is allowed.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from groklab.errors import ConfigError, notice
+
+TASK_NAMES = ("add", "sub", "mul", "div", "poly", "sum")
+
+
+class Section(BaseModel):
+    """A config block: unknown keys are errors, assignment re-validates."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class TaskConfig(Section):
+    name: Literal["add", "sub", "mul", "div", "poly", "sum"] = "mul"  # operation over Z_p
+    expr: Optional[str] = None  # polynomial in a, b for name=poly, e.g. "a^2+a*b+b^2"
+    K: int = Field(2, ge=2)  # number of operands for name=sum
+
+
+class SplitConfig(Section):
+    name: Literal["random", "uniform", "skewed", "square", "strip"] = "random"
+    frac_train: float = Field(0.3, gt=0, lt=1)  # training fraction of the WHOLE table
+    seed: int = 0  # split seed, separate from the init seed
+    test_reserve: Optional[float] = Field(None, gt=0, lt=1)  # 000 §5.1 protocol: 0.2
+    unused_to_test: bool = False  # with test_reserve: rows chosen for neither go to test
+    skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * a / (p-1)) on operand a
+    k: Optional[int] = None  # square/strip holdout size: a <= k (and b <= k)
+
+
+# Paper defaults per architecture, applied to the fields a config leaves out (002 §1, §2.1, §2.3).
+MODEL_DEFAULTS = {
+    "transformer": {"depth": 2, "d_hidden": 512, "act": "gelu"},
+    "lstm": {"depth": 2, "d_hidden": 256},
+    "birnn": {"depth": 3, "d_hidden": 128},
+}
+
+
+class ModelConfig(Section):
+    # mlp / mlp_emb: 000 eq. 1 (raw values) / eq. 2 (embedding); transformer: decoder, logits at the
+    # last position; lstm; birnn: bidirectional tanh RNN
+    name: Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"] = "mlp_emb"
+    d_emb: int = Field(128, ge=1)  # embedding dim (= d_model of the transformer)
+    d_hidden: int = Field(512, ge=1)  # MLP hidden width (paper: 4 x d_emb), transformer d_mlp, RNN hidden
+    depth: int = Field(1, ge=1)  # MLP hidden layers / transformer blocks / RNN layers
+    act: Literal["relu", "gelu", "tanh", "silu"] = "relu"  # MLP and transformer-MLP activation
+    n_heads: int = Field(4, ge=1)  # transformer attention heads
+    norm: Literal["pre", "post", "none"] = "post"  # transformer LayerNorm placement (Power et al.: post)
+    dropout: float = Field(0.0, ge=0, lt=1)  # after hidden activations / attention and MLP / between RNN layers
+    emb_init: Literal["normal", "circulant"] = "normal"  # circulant: rows = shifts of one random vector (004 App. E)
+    emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
+    freeze_emb: bool = False  # keep the embedding at its init
+
+    @model_validator(mode="before")
+    @classmethod
+    def _paper_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("name") in MODEL_DEFAULTS:
+            data = {**MODEL_DEFAULTS[data["name"]], **data}
+        return data
+
+
+OPTIMIZERS = ("sgd", "adam", "adamw", "nadam", "rmsprop")
+_warned: set = set()
+
+
+def _deprecated(old: str, new: str) -> None:
+    if old not in _warned:
+        _warned.add(old)
+        notice(f"{old} is deprecated and will be removed in the next release; use {new}")
+
+
+class OptimConfig(Section):
+    name: Literal["sgd", "adam", "adamw", "nadam", "rmsprop"] = "adam"  # a real algorithm, as in torch
+    lr: float = Field(1e-3, ge=0)
+    weight_decay: float = Field(1e-3, ge=0)
+    # coupled: wd * theta joins the gradient (torch's sgd/adam/nadam/rmsprop); decoupled: theta *= 1 - lr * wd
+    # before the update (adamw; nadam too). None: the algorithm's own (decoupled for adamw, coupled otherwise)
+    wd_mode: Optional[Literal["coupled", "decoupled"]] = None
+    # embedding lr ratio: E trains at c * lr, the rest at lr (000 Prop. 4.1, "Adam-LR" with c = 10)
+    c: float = Field(1.0, gt=0)
+    # fixed c, or adaptive: c = sigma_max(E)/sigma_max(W) * f_W/f_E every c_every steps, clipped to c_range
+    # (starting from c)
+    c_mode: Literal["fixed", "adaptive"] = "fixed"
+    c_every: int = Field(100, ge=1)
+    c_range: tuple[float, float] = (1.0, 100.0)
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = Field(1e-8, gt=0)
+    momentum: float = Field(0.9, ge=0, lt=1)  # sgd only (rmsprop: none, as torch)
+    alpha: float = Field(0.99, gt=0, lt=1)  # rmsprop smoothing constant
+    # lr(t) = lr * warm-up ramp (linear over `warmup` steps) * decay from `warmup` to `decay_steps`
+    schedule: Literal["constant", "linear", "cosine", "exp"] = "constant"  # decay shape after warm-up
+    warmup: int = Field(0, ge=0)
+    decay_steps: Optional[int] = Field(None, ge=1)  # step where the decay ends; None: `steps`
+    final_frac: float = Field(0.0, ge=0, le=1)  # lr at the end of the decay, as a fraction of lr (exp: > 0)
+    # Grokfast (Lee et al. 2024): g <- g + lamb * ema (alpha) or window mean (window) of past grads
+    grokfast: Literal["none", "ema", "ma"] = "none"
+    grokfast_alpha: float = Field(0.98, ge=0, lt=1)
+    grokfast_lamb: float = Field(2.0, ge=0)
+    grokfast_window: int = Field(100, ge=1)
+    ortho_grad: bool = False  # ⊥Grad (Prieto et al. 2025): drop the grad component along each weight tensor
+
+    DEPRECATED_KEYS: ClassVar[tuple] = ("c_adaptive",)  # accepted by overrides for one release, translated below
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        """0.1 names: `adam_lr` etc. (= the algorithm with c defaulting to 10), `c_adaptive`, `c: null`."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        name = data.get("name")
+        if isinstance(name, str) and name.endswith("_lr") and name[:-3] in OPTIMIZERS:
+            _deprecated(f"optim={name}", f"optim={name[:-3]} optim.c=10")
+            data["name"] = name[:-3]
+            if data.get("c") is None:
+                data["c"] = 10.0
+        if "c_adaptive" in data:
+            flag = data.pop("c_adaptive")
+            if flag:
+                _deprecated("optim.c_adaptive=true", "optim.c_mode=adaptive")
+            data.setdefault("c_mode", "adaptive" if flag else "fixed")
+        if "c" in data and data["c"] is None:
+            data["c"] = 1.0
+        return data
+
+    @model_validator(mode="after")
+    def _rules(self) -> "OptimConfig":
+        if self.name == "adamw" and self.wd_mode == "coupled":
+            raise ConfigError("optim.wd_mode", "coupled", "adamw is Adam with decoupled decay; use optim=adam")
+        if self.decoupled and self.name in ("sgd", "rmsprop"):
+            raise ConfigError("optim.wd_mode", "decoupled", f"allowed with adam, adamw, nadam (not {self.name})")
+        if not 0 < self.c_range[0] <= self.c_range[1]:
+            raise ConfigError("optim.c_range", list(self.c_range), "must be [lo, hi] with 0 < lo <= hi")
+        if self.schedule == "exp" and self.final_frac <= 0:
+            raise ConfigError("optim.final_frac", self.final_frac, "must be > 0 for schedule=exp")
+        return self
+
+    @property
+    def decoupled(self) -> bool:
+        """Whether weight decay is decoupled from the gradient (AdamW's theta *= 1 - lr * wd)."""
+        return self.wd_mode == "decoupled" or (self.wd_mode is None and self.name == "adamw")
+
+    @property
+    def ratio(self) -> float:
+        """The embedding learning-rate ratio c (the starting value when adaptive)."""
+        return self.c
+
+
+class EvalConfig(Section):
+    every: int = Field(100, ge=1)  # evaluate train/test every k steps ...
+    log_points: int = Field(20, ge=0)  # ... plus this many log-spaced early steps (log-x plots)
+    chunk: int = Field(16384, ge=1)  # rows per evaluation forward pass
+
+
+class GrokConfig(Section):
+    train_acc: float = Field(0.99, gt=0, le=1)  # t_train: first eval step with train acc >= this
+    test_acc: float = Field(0.99, gt=0, le=1)  # t_test: first eval step with test acc >= this
+
+
+class StopConfig(Section):
+    early: bool = True  # stop once test acc stayed >= target for `patience` steps
+    target: float = Field(0.99, ge=0, le=1)
+    patience: int = Field(1000, ge=0)
+
+
+class TrackConfig(Section):
+    tensorboard: bool = False  # also write TensorBoard event files to <run>/tb (extra: track)
+    wandb: bool = False  # also log to Weights & Biases under <run>/wandb; WANDB_MODE=offline works offline
+    wandb_project: str = "groklab"
+
+
+class HessianMeasure(Section):
+    every: int = Field(0, ge=0)  # steps between Hessian measures; 0: off (costs ~10-40 HVPs per block)
+    blocks: list[Literal["E", "W", "rest", "all"]] = ["E", "W"]  # blocks from model.blocks(); all = whole model
+    k: int = Field(1, ge=1)  # top eigenvalues per block (Lanczos)
+    tol: float = Field(1e-2, gt=0, lt=1)  # Lanczos stop: Ritz residual <= tol * |eigenvalue| (bounds the rel. error)
+    max_iter: int = Field(100, ge=1)  # HVP cap per block
+    trace_samples: int = Field(0, ge=0)  # Hutchinson probes for hessian/<B>_trace; 0: no trace
+    max_rows: Optional[int] = Field(None, ge=1)  # fixed random subsample of train rows; None: all
+
+
+class SpectraMeasure(Section):
+    every: int = Field(0, ge=0)  # SVD of E, W, EW and the Fourier spectrum of E; 0: off
+    rank_rtol: Optional[float] = Field(None, gt=0, lt=1)  # rank: sigma > rtol*sigma_max; None: max(m,n)*eps
+    n_key: int = Field(5, ge=1)  # key Fourier frequencies reported
+
+
+class EveryMeasure(Section):
+    every: int = Field(0, ge=0)  # steps between measures; 0: off
+
+
+class GeometryMeasure(Section):
+    every: int = Field(0, ge=0)  # PCA coordinates of the operand embeddings; 0: off
+    tsne: bool = False  # also t-SNE (scikit-learn; seconds per call)
+
+
+class LandscapeMeasure(Section):
+    every: int = Field(0, ge=0)  # loss slices; 0: off (n_points^dims evaluations of the train loss)
+    dims: Literal[1, 2] = 2
+    n_points: int = Field(21, ge=3)  # grid points per direction, odd keeps alpha=0 on the grid
+    radius: float = Field(1.0, gt=0)  # alpha in [-radius, radius]
+    blocks: list[Literal["E", "W", "rest", "all"]] = ["all"]  # perturbed blocks
+    filter_norm: bool = True  # Li et al. filter-normalised directions; False: plain N(0, 1)
+
+
+class MeasuresConfig(Section):
+    hessian: HessianMeasure = HessianMeasure()
+    spectra: SpectraMeasure = SpectraMeasure()
+    progress: EveryMeasure = EveryMeasure()  # MED, weight and gradient norms per block (train set)
+    token_grads: EveryMeasure = EveryMeasure()  # per-token embedding grad norms + token counts of the batch
+    geometry: GeometryMeasure = GeometryMeasure()
+    landscape: LandscapeMeasure = LandscapeMeasure()
+    seed: int = 0  # measure randomness (Lanczos start, probes, directions), apart from training RNG
+
+
+class Config(Section):
+    task: TaskConfig = TaskConfig()
+    p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
+    encoding: Literal["op", "no_op"] = "op"  # [a, op, b, =] or [a, b]
+    split: SplitConfig = SplitConfig()
+    model: ModelConfig = ModelConfig()
+    optim: OptimConfig = OptimConfig()
+    batch_size: int = Field(512, ge=1)
+    # shuffled epochs / iid / full batch / 000 App. A: balanced token coverage, p_i ∝ exp(L_i^2 / gamma)
+    sampler: Literal["epoch", "replacement", "full", "balanced", "entropy"] = "epoch"
+    sampler_gamma: float = Field(1e-4, gt=0)  # entropy sampler temperature gamma
+    sampler_beta: float = Field(0.9, ge=0, lt=1)  # entropy sampler: EMA decay of the token gradient norms L_i
+    loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)
+    loss_float64: bool = False  # cast logits to float64 before the training loss (softmax collapse)
+    steps: int = Field(20000, ge=0)  # maximum optimizer steps
+    seed: int = 0  # init + sampler seed
+    eval: EvalConfig = EvalConfig()
+    grok: GrokConfig = GrokConfig()
+    stop: StopConfig = StopConfig()
+    checkpoint_every: int = Field(1000, ge=0)  # steps between atomic checkpoints; 0: only at the end
+    checkpoint_keep: int = Field(0, ge=0)  # also keep ckpt_<step>.pt every k steps (for `groklab measure`); 0: no
+    measures: MeasuresConfig = MeasuresConfig()  # scheduled measures, all off by default
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    dtype: Literal["float32", "float64"] = "float32"
+    # CPU: flush subnormal floats to zero (process-wide). Once the training set is fit, tiny gradients
+    # and Adam moments turn subnormal and each op on them is ~100x slower: measured 6x faster steps
+    # late in a run (p=47, batch 64); values below 1.2e-38 (float32) become 0.
+    flush_denormal: bool = True
+    progress: bool = True  # live progress bar
+    track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
+
+    def to_dict(self) -> dict:
+        return self.model_dump(mode="json")
+
+    @model_validator(mode="after")
+    def _rules(self) -> "Config":
+        """Rules across sections that a single field's type cannot express."""
+        t, s, m, o = self.task, self.split, self.model, self.optim
+        if t.name == "poly" and not t.expr:
+            raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
+        if t.name != "poly" and t.expr is not None:
+            raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
+        if s.name in ("square", "strip") and s.test_reserve is not None:
+            raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+        if m.name == "transformer" and m.d_emb % m.n_heads:
+            raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
+        if m.name == "mlp":  # raw values: no embedding to scale, sample by or initialise
+            for key, value, on in (("optim.c", o.c, o.c != 1.0), ("optim.c_mode", o.c_mode, o.c_mode == "adaptive"),
+                                   ("sampler", self.sampler, self.sampler == "entropy"),
+                                   ("model.emb_init", m.emb_init, m.emb_init != "normal")):
+                if on:
+                    raise ConfigError(key, value, "needs a model with an embedding (model=mlp reads raw values)")
+        if o.c_mode == "adaptive" and m.freeze_emb:
+            raise ConfigError("optim.c_mode", "adaptive", "a frozen embedding has no learning rate to adapt")
+        if self.sampler == "entropy" and m.freeze_emb:
+            raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
+        if self.sampler == "balanced" and t.name == "sum" and t.K != 2:
+            raise ConfigError("sampler", "balanced", f"needs 2 operands (task.K={t.K})")
+        return self

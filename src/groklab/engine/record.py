@@ -1,0 +1,227 @@
+"""RunRecord: everything about one run's life except its arithmetic.
+
+Eval and measure schedules, metric rows, grokking events and early stop, divergence, sinks (TensorBoard,
+W&B), atomic checkpoints, exact resume, the summary. A record is made without touching the disk (so a
+population is validated whole first), then `open()`s its run directory as the one writer.
+"""
+from __future__ import annotations
+
+import math
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+
+from groklab.config import Config, flatten, make_config
+from groklab.engine.setup import Experiment
+from groklab.engine.track import open_sinks
+from groklab.errors import ConfigError, StoreError, notice
+from groklab.measures import GrokTracker, measure_schedule
+from groklab.store import RunStore, is_run
+
+MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a finished one, else new
+# settings that may differ between a checkpoint and the config it resumes under
+RESUMABLE_CHANGES = ("steps", "progress")
+
+
+@dataclass
+class RunResult:
+    summary: dict
+    history: list[dict] = field(default_factory=list)  # the metric rows of this call
+    path: Optional[Path] = None
+    model: Optional[torch.nn.Module] = None
+
+
+def eval_schedule(cfg: Config) -> set[int]:
+    """Every `eval.every` steps, `eval.log_points` log-spaced steps, step 0 and the last step."""
+    steps = set(range(0, cfg.steps + 1, cfg.eval.every)) | {0, cfg.steps}
+    if cfg.eval.log_points and cfg.steps > 1:
+        steps |= {int(s) for s in np.unique(np.geomspace(1, cfg.steps, cfg.eval.log_points).round())}
+    return steps
+
+
+def differences(a: dict, b: dict, ignore=()) -> list[str]:
+    """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
+    fa, fb = flatten(a), flatten(b)
+    return [f"{k}: {fa.get(k)!r} -> {fb.get(k)!r}" for k in sorted(set(fa) | set(fb))
+            if k not in ignore and fa.get(k) != fb.get(k)]
+
+
+class RunRecord:
+    def __init__(self, cfg: Config, out=None, mode: str = "new"):
+        """Check what `out` holds against `mode`, reading only. Sets `done` for a finished run (auto)."""
+        if mode not in MODES:
+            raise ConfigError("mode", mode, f"allowed: {', '.join(MODES)}")
+        self.cfg, self.out = cfg, None if out is None else Path(out)
+        self.tracker = GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
+                                   cfg.stop.patience if cfg.stop.early else None)
+        self.schedule, self.measure_at = eval_schedule(cfg), measure_schedule(cfg)
+        self.start, self.wall0, self.eval_s, self.measure_s = 0, 0.0, 0.0, 0.0
+        self.last_eval, self.last_measured = -1, -1
+        self.last, self.measured, self.history, self.n_rows = {}, {}, [], 0
+        self.status, self.step, self.done, self.info = "running", 0, None, {}
+        self.model, self.now = None, 0.0  # set by finish()
+        self.store, self.sink, self.ckpt, self.resume = None, None, None, False
+        if self.out is None or (mode == "new" and not is_run(self.out)):
+            return  # new: RunStore.create refuses a used directory
+        if mode == "new":
+            raise ConfigError("out", str(self.out), "already holds a run; resume it with --resume or pick a new --out")
+        if not is_run(self.out):
+            if mode == "resume":
+                raise ConfigError("run", str(self.out), "not a run directory (no config.yaml)")
+            return
+        store = RunStore(self.out)
+        on_disk = make_config(base=store.config())
+        if mode == "auto" and on_disk != cfg:
+            diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("progress",))
+            if diff:
+                raise ConfigError("out", str(self.out), f"holds a run with a different config ({diff[0]}); "
+                                  "use a new out directory")
+        if mode == "auto" and store.finished:
+            self.done = RunResult(store.summary(), store.rows(), self.out)
+            return
+        self.resume = True
+        if store.has_checkpoint():
+            self.ckpt = store.load_checkpoint()
+            self.start = self.ckpt["step"]
+            stored = self.ckpt.get("config")  # checkpoints since 0.2 carry the config they were trained with
+            diff = differences(stored, store.config(), RESUMABLE_CHANGES) if stored is not None else []
+            if diff:
+                raise StoreError(self.out / "config.yaml", f"differs from the config its checkpoint was trained "
+                                 f"with ({diff[0]}); restore it, or train a new run")
+
+    # -- opening: the one writer of the run directory --------------------------------------
+    def open(self, exp: Experiment) -> None:
+        """Take the run directory (lock), restore `exp` from the checkpoint, drop rows past it, open sinks."""
+        self.info = {"n_train": len(exp.y_train), "n_test": len(exp.y_test),
+                     "n_params": sum(t.numel() for t in exp.model.parameters()), "device": str(exp.device)}
+        if self.out is None:
+            return
+        if not self.resume:
+            self.store = RunStore.create(self.out, self.cfg.to_dict())
+        else:
+            self.store = RunStore.open(self.out, write=True)
+            try:
+                self._restore(exp)
+            except BaseException:
+                self.store.close()
+                raise
+        self.sink = open_sinks(self.cfg, self.store.path, self.start)
+
+    def _restore(self, exp: Experiment) -> None:
+        if self.ckpt is None:
+            notice(f"{self.out}: no checkpoint yet; training again from step 0")
+        else:
+            c = self.ckpt
+            try:
+                exp.restore(c)
+            except (RuntimeError, KeyError, ValueError) as err:
+                raise StoreError(self.out / "ckpt.pt", "does not fit the model and optimizer built from "
+                                 f"config.yaml ({str(err).splitlines()[0][:100]})") from None
+            self.tracker.load_state_dict(c["tracker"])
+            self.wall0, self.eval_s, self.last_eval, self.last = c["wall_s"], c["eval_s"], c["last_eval"], c["last"]
+            self.measure_s, self.last_measured = c.get("measure_s", 0.0), c.get("last_measured", -1)
+        kept = self.store.truncate_after(self.start if self.ckpt is not None else -1)
+        if self.store.torn:
+            notice(f"{self.out}: dropped a torn last line of metrics.jsonl (a crash mid-write)")
+        expected = self.ckpt.get("n_rows") if self.ckpt is not None else None
+        if expected is not None and expected != len(kept):
+            raise StoreError(self.out / "metrics.jsonl", f"holds {len(kept)} rows up to step {self.start} where the "
+                             f"checkpoint recorded {expected}: rows are missing or were edited; restore the file or "
+                             "train a new run")
+        self.n_rows = len(kept)
+        self.store.write_config(self.cfg.to_dict())  # a resume may extend `steps`
+
+    # -- the run's life, step by step --------------------------------------------------------
+    def measures_due(self, step: int) -> list:
+        return self.measure_at.get(step, []) if step != self.last_measured else []
+
+    def log_measures(self, step: int, scalars: dict, arrays: dict, seconds: float) -> None:
+        self.measure_s += seconds
+        self.measured, self.last_measured = scalars, step
+        if self.store is not None:
+            self.store.save_arrays(step, arrays)
+        if not self.eval_due(step):  # else its scalars join this step's eval row
+            self._append({"step": step, **scalars})
+
+    def eval_due(self, step: int) -> bool:
+        return step in self.schedule and step != self.last_eval  # the resumed step was evaluated before
+
+    def log_eval(self, step: int, values, seconds: float, now: float, extras: dict) -> None:
+        """One eval row (train loss/acc, test loss/acc) -> metrics, events, divergence, early stop."""
+        train_loss, train_acc, test_loss, test_acc = (float(v) for v in values)
+        self.eval_s += seconds
+        self.last_eval = step
+        self.last = {"step": step, "train/loss": train_loss, "train/acc": train_acc, "test/loss": test_loss,
+                     "test/acc": test_acc, "time/wall_s": round(now + self.wall0, 4),
+                     **(self.measured if self.last_measured == step else {}), **extras}
+        self._append(self.last)
+        if self.sink is not None:
+            self.sink.log(self.last)
+        self.tracker.update(step, train_acc, test_acc)
+        if not (math.isfinite(train_loss) and math.isfinite(test_loss)):
+            self.status = "diverged"
+        elif self.tracker.should_stop(step):
+            self.status = "early_stop"
+
+    def _append(self, row: dict) -> None:
+        self.history.append(row)
+        self.n_rows += 1
+        if self.store is not None:
+            self.store.append(row)
+
+    def checkpoint_due(self, step: int) -> bool:
+        c = self.cfg
+        return self.store is not None and step > self.start and (
+            bool(c.checkpoint_every) and step % c.checkpoint_every == 0
+            or bool(c.checkpoint_keep) and step % c.checkpoint_keep == 0)
+
+    def checkpoint(self, step: int, state: dict, now: float) -> None:
+        """Atomic checkpoint of the member's state and this record's, then a `running` summary."""
+        keep = bool(self.cfg.checkpoint_keep) and step % self.cfg.checkpoint_keep == 0
+        self.store.save_checkpoint({
+            "step": step, **state, "tracker": self.tracker.state_dict(), "wall_s": now + self.wall0,
+            "eval_s": self.eval_s, "last_eval": self.last_eval, "last": self.last, "measure_s": self.measure_s,
+            "last_measured": self.last_measured, "n_rows": self.n_rows, "config": self.cfg.to_dict()}, keep=keep)
+        self.store.write_summary(self.summary("running", step, now))
+
+    def finish(self, step: int, state: Optional[dict], now: float, model=None) -> None:
+        """End the run: the final checkpoint (completed or early stop), the summary; release the directory."""
+        self.step, self.now, self.model = step, now, model
+        if self.store is not None:
+            if state is not None and self.status in ("completed", "early_stop"):
+                self.checkpoint(step, state, now)  # the final state, for measures after the fact
+            self.store.write_summary(self.summary(self.status, step, now))
+        self.close()
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        if self.sink is not None:
+            self.sink.close()
+            self.sink = None
+
+    def summary(self, status: str, step: int, now: float) -> dict:
+        wall, t = now + self.wall0, self.tracker
+        share = lambda s: round(s / wall, 4) if wall > 0 else None  # noqa: E731
+        return {
+            "status": status, "steps": step, "wall_s": round(wall, 3),
+            "steps_per_s": round(step / wall, 2) if wall > 0 else None,
+            "t_train": t.t_train, "t_test": t.t_test, "gap": t.gap,
+            "final/train_loss": self.last.get("train/loss"), "final/train_acc": self.last.get("train/acc"),
+            "final/test_loss": self.last.get("test/loss"), "final/test_acc": self.last.get("test/acc"),
+            "eval_s": round(self.eval_s, 3), "eval_share": share(self.eval_s),
+            "measure_s": round(self.measure_s, 3), "measure_share": share(self.measure_s),
+            **self.info, "torch": torch.__version__, "python": platform.python_version()}
+
+    def result(self) -> RunResult:
+        if self.done is not None:
+            return self.done
+        return RunResult(self.summary(self.status, self.step, self.now), self.history,
+                         self.store.path if self.store else None, self.model)
+
+
+__all__ = ["MODES", "RunRecord", "RunResult", "eval_schedule"]

@@ -1,0 +1,218 @@
+"""Steppers: the arithmetic of training, for one model (SoloStep) or M stacked members (StackedStep).
+
+The loop asks a stepper for one optimisation step of every active member, for their evaluation, and for
+each member's state in the solo checkpoint format; it never knows how many models it trains.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from groklab.engine.setup import Experiment, table_inputs
+from groklab.engine.stacked import StackedMLP
+from groklab.errors import ConfigError
+from groklab.measures import run_measures
+from groklab.optim import lr_factor, ortho_grad_, set_lr
+
+
+class Stepper(Protocol):
+    M: int  # members trained now
+
+    def step(self, step: int) -> None: ...  # one optimizer step of every member
+    def evaluate(self) -> np.ndarray: ...  # [M, 4]: train loss, train acc, test loss, test acc
+    def state(self, i: int) -> dict: ...  # member i's checkpoint state (model, optimizer, ...)
+    def extras(self, i: int) -> dict: ...  # member i's extra metrics for the eval row
+    def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]: ...  # (scalars, arrays)
+    def model(self, i: int) -> torch.nn.Module: ...  # member i's model holding its current parameters
+    def keep(self, idx: list[int]) -> None: ...  # drop every member not in idx (finished runs)
+
+
+@torch.no_grad()
+def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int, loss_fn=F.cross_entropy) -> tuple[float, float]:
+    """Mean training loss (cross-entropy by default, in the model's dtype or float64) and accuracy."""
+    was_training = model.training
+    model.eval()
+    loss_sum = torch.zeros((), dtype=torch.float64, device=X.device)
+    correct = torch.zeros((), dtype=torch.long, device=X.device)
+    for i in range(0, len(X), chunk):
+        logits = model(X[i:i + chunk])
+        loss_sum += loss_fn(logits, y[i:i + chunk], reduction="sum").double()
+        correct += (logits.argmax(-1) == y[i:i + chunk]).sum()
+    model.train(was_training)
+    n = max(len(X), 1)
+    return loss_sum.item() / n, correct.item() / n
+
+
+class SoloStep:
+    """One nn.Module with its optimizer and recipes: lr schedule, adaptive c, Grokfast, ⊥Grad, samplers."""
+
+    M = 1
+
+    def __init__(self, exp: Experiment):
+        self.exp = exp
+        o = exp.cfg.optim
+        self.lr_on = o.schedule != "constant" or o.warmup > 0 or exp.adapt is not None  # else lrs never change
+        self.decay_end = o.decay_steps or exp.cfg.steps
+        self.params = [t for t in exp.model.parameters() if t.requires_grad]
+        self.E_w = exp.model.blocks()["E"][0] if exp.cfg.sampler == "entropy" else None  # its grad feeds the sampler
+
+    def step(self, step: int) -> None:
+        e, o = self.exp, self.exp.cfg.optim
+        idx = e.sampler.batch(step)
+        xb, yb = (e.X_train, e.y_train) if idx is None else (e.X_train[idx], e.y_train[idx])
+        if self.lr_on:
+            c = e.adapt.observe(step, xb) if e.adapt is not None else o.ratio
+            set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac), c)
+        loss = e.loss_fn(e.model(xb), yb)
+        e.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if e.grad_filter is not None:
+            e.grad_filter()  # Grokfast: amplify the slow gradient component
+        if o.ortho_grad:
+            ortho_grad_(self.params)
+        if self.E_w is not None:
+            e.sampler.observe(xb, self.E_w.grad)
+        e.optimizer.step()
+
+    def evaluate(self) -> np.ndarray:
+        e, chunk = self.exp, self.exp.cfg.eval.chunk
+        return np.array([[*evaluate(e.model, e.X_train, e.y_train, chunk, e.loss_fn),
+                          *evaluate(e.model, e.X_test, e.y_test, chunk, e.loss_fn)]])
+
+    def state(self, i: int) -> dict:
+        return self.exp.state()
+
+    def extras(self, i: int) -> dict:
+        a = self.exp.adapt  # the ratio in effect for the steps up to this one
+        return {} if a is None else {"optim/c": a.c, "optim/f_E": a.f_E}
+
+    def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
+        return run_measures(self.exp, step, names)
+
+    def model(self, i: int) -> torch.nn.Module:
+        return self.exp.model
+
+    def keep(self, idx: list[int]) -> None:
+        pass  # one member: the loop ends when it finishes
+
+
+class StackedStep:
+    """M MLP members as batched tensors (StackedMLP), each on its own split, batches, lr, wd and c.
+
+    Member i's state is written back into its solo model and optimizer on demand (checkpoints,
+    measures, the end), so every member keeps the solo checkpoint format.
+    """
+
+    def __init__(self, exps: list[Experiment], start: int):
+        self.exps, self.active = exps, list(range(len(exps)))
+        device = exps[0].device
+        self.stack = StackedMLP([e.model for e in exps], [e.cfg for e in exps], device)
+        for i, e in enumerate(exps):  # a resumed member's optimizer state, from its solo checkpoint
+            names = {id(t): n for n, t in e.model.named_parameters()}
+            state = {}
+            for t, st in e.optimizer.state.items():
+                for k, v in st.items():
+                    if k != "step" and v is not None:
+                        state.setdefault(k, {})[names[id(t)]] = v
+            if state:
+                self.stack.load_state(i, start, state)
+        self.X, self.y = (t.to(device) for t in table_inputs(exps[0].cfg, exps[0].table))
+        N, n_train = len(self.y), [len(e.y_train) for e in exps]
+        rows = torch.zeros(len(exps), max(n_train), dtype=torch.long)
+        masks = torch.zeros(2, len(exps), N, dtype=torch.bool)
+        for i, e in enumerate(exps):
+            rows[i, :n_train[i]] = e.split.train
+            masks[0, i, e.split.train] = True
+            masks[1, i, e.split.test] = True
+        self.rows_all, self.masks_all = rows.to(device), masks.to(device)
+        self.chunk = max(1, 4 * exps[0].cfg.eval.chunk // len(exps))
+        self._select()
+
+    @staticmethod
+    def check(exps: list[Experiment]) -> None:
+        """What the members' data must share beyond their configs (StackedMLP checks the shapes)."""
+        n_train = sorted({len(e.y_train) for e in exps})
+        if exps[0].cfg.sampler == "full" and len(n_train) > 1:
+            raise ConfigError("sampler", "full", f"stacked full-batch members need equal train sizes (got "
+                              f"{n_train}); use packing=sequential")
+
+    @property
+    def M(self) -> int:
+        return len(self.active)
+
+    def _select(self) -> None:
+        sel = torch.tensor(self.active, device=self.rows_all.device)
+        self.masks = self.masks_all.index_select(1, sel)
+        self.batches = Batches([self.exps[k].sampler for k in self.active], self.rows_all.index_select(0, sel),
+                               max(self.exps[k].cfg.steps for k in self.active))
+
+    def step(self, step: int) -> None:
+        self.stack.train_step(self.X, self.y, self.batches.idx(step))
+
+    def evaluate(self) -> np.ndarray:
+        sums = torch.zeros(2, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test, M, loss/correct]
+        for a in range(0, len(self.y), self.chunk):
+            loss, correct = self.stack.row_losses(self.X[a:a + self.chunk], self.y[a:a + self.chunk])
+            mk = self.masks[..., a:a + self.chunk]
+            sums[..., 0] += (loss.double() * mk).sum(-1)
+            sums[..., 1] += (correct & mk).sum(-1).double()
+        counts = self.masks.sum(-1).clamp(min=1).double().unsqueeze(-1)
+        return (sums / counts).permute(1, 0, 2).reshape(self.M, 4).cpu().numpy()
+
+    def model(self, i: int) -> torch.nn.Module:
+        """Write member i's stacked parameters and optimizer state into its solo model and optimizer."""
+        s, e = self.stack.member(i), self.exps[self.active[i]]
+        with torch.no_grad():
+            for n, t in e.model.named_parameters():
+                t.copy_(s["params"][n])
+        names = {id(t): n for n, t in e.model.named_parameters()}
+        for group in e.optimizer.param_groups:
+            for t in group["params"]:
+                st = {k: v[names[id(t)]] for k, v in s["state"].items()}
+                if "exp_avg" in st:
+                    st["step"] = torch.tensor(float(s["t"]), dtype=torch.float32, device=t.device)
+                e.optimizer.state[t] = st
+        return e.model
+
+    def state(self, i: int) -> dict:
+        self.model(i)
+        return self.exps[self.active[i]].state()
+
+    def extras(self, i: int) -> dict:
+        return {}
+
+    def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
+        self.model(i)
+        return run_measures(self.exps[self.active[i]], step, names)
+
+    def keep(self, idx: list[int]) -> None:
+        self.stack.keep(idx)
+        self.active = [self.active[i] for i in idx]
+        self._select()
+
+
+class Batches:
+    """Each member's batch rows for a step, [M, B], made on the host one block of steps at a time.
+
+    The positions come from the members' own samplers (so they equal the solo runs'); one host-to-device
+    copy per block keeps the per-step work on the device, with no host sync.
+    """
+
+    def __init__(self, samplers: list, rows: torch.Tensor, steps: int, block_steps: int = 64):
+        self.samplers, self.rows, self.steps, self.K = samplers, rows, steps, block_steps  # rows: [M, n_max]
+        self.full = not hasattr(samplers[0], "block")  # the full-batch sampler: every row, every step
+        self.block, self.start = None, 0
+
+    def idx(self, step: int) -> torch.Tensor:
+        if self.full:
+            return self.rows
+        if self.block is None or not self.start <= step < self.start + len(self.block):
+            K = max(1, min(self.K, self.steps - step))
+            pos = torch.from_numpy(np.stack([s.block(step, K) for s in self.samplers], 1))  # [K, M, B]
+            if self.rows.is_cuda:  # pinned: the copy is asynchronous, the device queue does not drain
+                pos = pos.pin_memory()
+            self.block, self.start = pos.to(self.rows.device, non_blocking=True), step
+        return self.rows.gather(1, self.block[step - self.start])

@@ -1,0 +1,83 @@
+"""Figs. 7/9 of paper 000: lambda_max of the Hessian blocks H_EE and H_WW over training, Adam vs Adam-LR."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
+from groklab.experiments.stats import median_censored
+from groklab.plots.style import STYLE, plt, save
+
+NAME = "fig7"
+TITLE = "Hessian lambda_max of the embedding (E) and first-layer (W) blocks, Adam vs Adam-LR"
+PAPER = ("Under Adam the top Hessian eigenvalue of E is significantly smaller than that of W; with "
+         "Adam-LR the eigenvalues of W are reduced and become closer to those of E.")
+OPTIMS = {"adam": ["optim=adam"], "adam_lr": ["optim=adam", "optim.c=10"],
+          "adam_lr_adaptive": ["optim=adam", "optim.c=10", "optim.c_mode=adaptive"]}
+SMALL = 0.1  # "significantly smaller": median lambda_E / lambda_W below this
+
+QUICK = ["task=mul", "batch_size=512", "steps=3000", "measures.hessian.every=50"]
+PAPER_SIZES = ["task=mul", "optim.lr=0.01", "batch_size=512", "steps=20000", "measures.hessian.every=250",
+               "measures.hessian.max_rows=2048"]
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    base = base_overrides(profile, QUICK, PAPER_SIZES)
+    return [s for name, extra in OPTIMS.items() for s in seeded(name, base + extra, seeds)]
+
+
+def ratios(df) -> dict:
+    """run -> [lambda_E / lambda_W at each measured step > 0]."""
+    cols = ["hessian/E_top", "hessian/W_top"]
+    if df.empty or not all(c in df for c in cols):
+        return {}
+    sub = df.dropna(subset=cols)
+    sub = sub[sub["step"] > 0]
+    return {run: (g["hessian/E_top"] / g["hessian/W_top"]).tolist() for run, g in sub.groupby("run")}
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    r = ratios(df)
+    per = {name: [median_censored(r[k]) for k in sorted(r) if k.startswith(f"{name}/")] for name in OPTIMS}
+    figs = _plot(df, out / "fig7") if r else []
+    return figs, claims(per)
+
+
+def _plot(df, path: Path) -> list[Path]:
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(OPTIMS), figsize=(3.4 * len(OPTIMS), 3.0), sharey=True, squeeze=False)
+        for ax, name in zip(axes[0], OPTIMS):
+            g = df[(df["run"] == f"{name}/s0")].dropna(subset=["hessian/E_top"]).sort_values("step")
+            g = g[g["step"] > 0]
+            ax.plot(g["step"], g["hessian/E_top"], "o-", ms=2, label="lambda_max(H_EE)")
+            ax.plot(g["step"], g["hessian/W_top"], "s-", ms=2, label="lambda_max(H_WW)")
+            acc = df[(df["run"] == f"{name}/s0")].sort_values("step")
+            tw = ax.twinx()
+            tw.plot(acc["step"], acc["test/acc"], color="gray", lw=0.8, ls=":")
+            tw.set_ylim(0, 1.05)
+            ax.set(xscale="log", title=f"{name} (seed 0; dotted: test acc)", xlabel="step")
+            if (g[["hessian/E_top", "hessian/W_top"]] > 0).all().all() and len(g):
+                ax.set_yscale("log")  # only when every value can be drawn on a log axis
+        axes[0][0].legend()
+        fig.suptitle("Figs. 7/9: top Hessian eigenvalue per block")
+        fig.tight_layout()
+        return save(fig, path, pdf=True)
+
+
+def claims(per: dict) -> list[Claim]:
+    adam = per.get("adam", [])
+    c1 = Claim("adam_E_much_flatter_than_W", "Under Adam, lambda_max(H_EE) is much smaller than lambda_max(H_WW).",
+               f"per seed the median over measured steps (> 0) of lambda_E / lambda_W; holds if every seed < {SMALL}",
+               {"adam": adam}, {"median": median_censored(adam) if adam else None},
+               bool(adam) and max(adam) < SMALL)
+    out = [c1]
+    for name in ("adam_lr", "adam_lr_adaptive"):
+        lr = per.get(name, [])
+        gap = lambda v: abs(math.log(v)) if v and v > 0 and math.isfinite(v) else math.inf  # noqa: E731
+        ok = bool(adam and lr) and median_censored([gap(v) for v in lr]) < median_censored([gap(v) for v in adam])
+        out.append(Claim(f"{name}_closer", f"With {name}, lambda_max of E and W are closer than with Adam.",
+                         "|log(lambda_E / lambda_W)| of the per-seed medians; holds if its median over seeds is "
+                         f"smaller for {name} than for adam", {"adam": adam, name: lr},
+                         {"median_adam": median_censored(adam) if adam else None,
+                          f"median_{name}": median_censored(lr) if lr else None}, ok))
+    return out

@@ -1,0 +1,96 @@
+"""Fig. 8 of paper 000: operand-token frequencies in train and test, and in mini-batches, per split strategy.
+
+The statistics are properties of the data pipeline (split + sampler), so the runs train 0 steps: they
+only pin the exact configs; the analysis rebuilds each run's split and batch stream from its config.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from groklab.config import make_config
+from groklab.data import token_counts
+from groklab.engine.setup import build
+from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
+from groklab.plots.style import STYLE, plt, save
+from groklab.store import RunStore
+
+NAME = "fig8"
+TITLE = "Operand-token frequencies in train, test and mini-batches under random / uniform / skewed splits"
+PAPER = ("Imbalanced sampling leads to uneven token occurrences in mini-batches: some tokens are absent "
+         "from many updates while others appear frequently.")
+SPLITS = ("random", "uniform", "skewed")
+BATCHES = 200  # mini-batches of the epoch sampler inspected per run
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    base = base_overrides(profile, ["batch_size=64", "steps=0"], ["batch_size=64", "steps=0"])
+    return [spec for split in SPLITS for spec in seeded(split, base + ["task=add", f"split={split}"], seeds)]
+
+
+def token_stats(run_dir: Path) -> dict:
+    """Train/test frequency of operand a per token, and per token the share of batches without it."""
+    exp = build(make_config(base=RunStore.open(run_dir).config()))
+    p, tr = exp.cfg.p, exp.split.train
+    f_train = token_counts(exp.table, tr)[0].double()
+    f_test = token_counts(exp.table, exp.split.test)[0].double()
+    absent = torch.zeros(p, dtype=torch.float64)
+    a_train = exp.table.operands[tr, 0]
+    for step in range(BATCHES):
+        idx = exp.sampler.batch(step)
+        seen = torch.bincount(a_train if idx is None else a_train[idx], minlength=p) > 0
+        absent += (~seen).double()
+    return {"train": (f_train / f_train.sum()).tolist(), "test": (f_test / f_test.sum()).tolist(),
+            "absent": (absent / BATCHES).tolist(), "imbalance": float(f_train.max() / f_train.min().clamp(min=1)),
+            "missing": int((f_train == 0).sum())}
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    stats = {}  # split -> [per seed dict]
+    if not df.empty:
+        for run, g in df.groupby("run", sort=True):
+            stats.setdefault(g["split.name"].iloc[0], []).append(token_stats(out / run))
+    figs = _plot(stats, out / "fig8") if stats else []
+    return figs, claims(stats)
+
+
+def _plot(stats: dict, path: Path) -> list[Path]:
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(2, len(SPLITS), figsize=(3.2 * len(SPLITS), 4.6), sharey="row", squeeze=False)
+        for j, split in enumerate(SPLITS):
+            if split not in stats:
+                continue
+            s = stats[split][0]  # seed 0, as the paper shows one split
+            tok = range(len(s["train"]))
+            axes[0][j].bar(tok, s["train"], width=1.0, alpha=0.7, label="train")
+            axes[0][j].step(tok, s["test"], where="mid", color="C3", lw=1, label="test")
+            axes[0][j].set_title(f"{split}: P(a = token)")
+            axes[1][j].bar(tok, s["absent"], width=1.0, color="C2")
+            axes[1][j].set_title("share of batches without the token")
+            axes[1][j].set_xlabel("operand token a")
+        axes[0][0].legend()
+        fig.suptitle("Fig. 8: token probabilities (seed 0)")
+        fig.tight_layout()
+        return save(fig, path, pdf=True)
+
+
+def claims(stats: dict) -> list[Claim]:
+    imb = {s: [x["imbalance"] for x in stats.get(s, [])] for s in SPLITS}
+    rare = {s: [max(x["absent"]) for x in stats.get(s, [])] for s in SPLITS}
+    n = min((len(v) for v in imb.values()), default=0)
+    pairs = lambda d, hi, lo: [d[hi][i] > d[lo][i] for i in range(n)]  # noqa: E731
+    c1 = Claim("skewed_uneven_train_tokens", "Skewed splits make operand-token frequencies in training uneven.",
+               "max / min count of an operand-a token in the training set; holds if on every seed skewed > "
+               "random > uniform", imb, {f"median_{s}": _median(v) for s, v in imb.items()},
+               n > 0 and all(pairs(imb, "skewed", "random")) and all(pairs(imb, "random", "uniform")))
+    c2 = Claim("rare_tokens_absent_from_batches",
+               "Under imbalanced sampling some tokens are absent from many mini-batches.",
+               f"for the rarest operand-a token, the share of the first {BATCHES} mini-batches without it; "
+               "holds if on every seed skewed > uniform", rare, {f"median_{s}": _median(v) for s, v in rare.items()},
+               n > 0 and all(pairs(rare, "skewed", "uniform")))
+    return [c1, c2]
+
+
+def _median(v: list) -> float | None:
+    return float(torch.tensor(v).median()) if v else None

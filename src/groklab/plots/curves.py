@@ -1,0 +1,81 @@
+"""Accuracy curves in the papers' style: against log-scaled steps, per run or as a median band over seeds."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+
+from groklab.plots.style import STYLE, plt, save
+
+
+def plot_curves(df, path: str | Path, panel: str = "task.name", line: str = "run", title: str = "") -> Path:
+    """Train (dashed) and test (solid) accuracy per `line`, one panel per value of `panel`, log-x."""
+    panels = list(dict.fromkeys(df[panel])) if panel in df else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False, sharey=True)
+    for ax, key in zip(axes[0], panels):
+        sub = df if key is None else df[df[panel] == key]
+        for i, (name, run) in enumerate(sub.groupby(line, sort=False)):
+            run = run[run["step"] > 0].sort_values("step")
+            color = f"C{i % 10}"
+            ax.plot(run["step"], run["train/acc"], "--", color=color, lw=1.2)
+            ax.plot(run["step"], run["test/acc"], "-", color=color, lw=1.6, label=str(name))
+        ax.set_xscale("log")
+        ax.set_xlabel("step")
+        ax.set_title(str(key) if key is not None else title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("accuracy (train dashed, test solid)")
+    if title:
+        fig.suptitle(title)
+    return save(fig, path, dpi=120)[0]
+
+
+def seed_band(runs: pd.DataFrame, col: str) -> pd.DataFrame:
+    """Median, min and max of `col` over the runs (seeds) at every evaluated step.
+
+    An early-stopped run keeps its last value afterwards (forward fill), as it would have stayed there.
+    """
+    wide = runs.pivot_table(index="step", columns="run", values=col, aggfunc="last").sort_index().ffill()
+    return pd.DataFrame({"median": wide.median(axis=1), "lo": wide.min(axis=1), "hi": wide.max(axis=1)})
+
+
+def plot_band(ax, runs: pd.DataFrame, col: str, color: str, label: Optional[str], style: str = "-") -> None:
+    band = seed_band(runs[runs["step"] > 0], col)
+    if band.empty:
+        return
+    ax.plot(band.index, band["median"], style, color=color, lw=1.5 if style == "-" else 1.1, label=label)
+    if style == "-":
+        ax.fill_between(band.index, band["lo"], band["hi"], color=color, alpha=0.15, lw=0)
+
+
+def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line: str, title: str,
+             order: Optional[dict] = None) -> list[Path]:
+    """Train (dashed) and test (solid) accuracy per value of `line`, panels rows x cols, log-x."""
+    order = order or {}
+    vals = lambda c: order.get(c) or list(dict.fromkeys(df[c]))  # noqa: E731
+    row_vals = vals(rows) if rows else [None]
+    col_vals = vals(cols)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(len(row_vals), len(col_vals), squeeze=False, sharey=True,
+                                 figsize=(2.9 * len(col_vals) + 0.6, 2.4 * len(row_vals) + 0.5))
+        for i, r in enumerate(row_vals):
+            for j, c in enumerate(col_vals):
+                ax = axes[i][j]
+                sub = df[df[cols] == c] if r is None else df[(df[cols] == c) & (df[rows] == r)]
+                for k, key in enumerate(vals(line)):
+                    runs = sub[sub[line] == key]
+                    if runs.empty:
+                        continue
+                    plot_band(ax, runs, "train/acc", f"C{k}", None, "--")
+                    plot_band(ax, runs, "test/acc", f"C{k}", str(key))
+                ax.set_xscale("log")
+                ax.set_ylim(-0.02, 1.02)
+                ax.set_title(f"{c}" if r is None else f"{c}, {rows.split('.')[-1]}={r}")
+                if i == len(row_vals) - 1:
+                    ax.set_xlabel("step")
+                if j == 0:
+                    ax.set_ylabel("accuracy")
+        axes[0][-1].legend(loc="lower right", title="test solid, train dashed", title_fontsize=6)
+        fig.suptitle(title)
+        return save(fig, path, pdf=True)

@@ -1,0 +1,26 @@
+"""The one figure style of groklab: Agg backend (files only), paper-sized fonts, PNG (+ PDF) output."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+STYLE = {"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True, "grid.alpha": 0.3}
+
+
+def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130) -> list[Path]:
+    """Write `path` as PNG (for the report), and as PDF (for papers) with `pdf`; close the figure."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    out = [path.with_suffix(".png")] + ([path.with_suffix(".pdf")] if pdf else [])
+    for f in out:
+        fig.savefig(f, dpi=dpi)
+    plt.close(fig)
+    return out
+
+
+__all__ = ["STYLE", "plt", "save"]

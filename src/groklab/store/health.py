@@ -1,0 +1,74 @@
+"""`groklab check DIR`: read every file of every run as a resume would, and say what is wrong, run by run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from groklab.config import make_config
+from groklab.errors import ConfigError
+from groklab.store.lock import holder
+from groklab.store.run import RunStore
+from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest
+
+
+def check_run(path: Path) -> dict:
+    """{"path", "ok", "status", "steps", "rows", "problem"} for one run directory."""
+    out = {"path": str(path), "ok": False, "status": "?", "steps": None, "rows": None, "problem": ""}
+    store = RunStore(path)
+    try:
+        cfg = store.config()
+        try:
+            make_config(base=cfg)
+        except ConfigError as err:
+            raise ConfigError("file", str(path / "config.yaml"), f"not a valid config ({err})") from None
+        rows = store.rows()
+        summary = store.summary()
+        out.update(rows=len(rows), status=summary.get("status", "no summary"), steps=summary.get("steps"))
+        if store.has_checkpoint():
+            ckpt = store.load_checkpoint()
+            kept = [r for r in rows if r["step"] <= ckpt["step"]]
+            expected = ckpt.get("n_rows")
+            if expected is not None and expected != len(kept):
+                raise ConfigError("file", str(path / "metrics.jsonl"), f"holds {len(kept)} rows up to step "
+                                  f"{ckpt['step']} where the checkpoint recorded {expected}")
+        for step in store.array_steps():
+            store.arrays(step)
+        pid = holder(path)
+        if pid is not None:
+            out["status"] = f"being written (pid {pid or '?'})"
+        out["ok"] = True
+    except ConfigError as err:
+        out["problem"] = str(err)
+    return out
+
+
+def check_tree(root: str | Path) -> list[dict]:
+    """check_run for every run below `root`, then every experiment directory's manifest and claims."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ConfigError("dir", str(root), "is not a directory")
+    rows = [check_run(p) for p in find_runs(root)]
+    for d in experiment_dirs(root):
+        entry = {"path": str(d), "ok": False, "status": "experiment", "steps": None, "rows": None, "problem": ""}
+        try:
+            read_manifest(d)
+            entry["status"] = "experiment, analysed" if read_claims(d) is not None else "experiment, not analysed"
+            entry["ok"] = True
+        except ConfigError as err:
+            entry["problem"] = str(err)
+        rows.append(entry)
+    if not rows:
+        raise ConfigError("dir", str(root), "holds no run (no config.yaml below it)")
+    return rows
+
+
+def format_health(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        if r["ok"]:
+            extra = "" if r["rows"] is None else f", {r['rows']} metric rows, step {r['steps']}"
+            lines.append(f"ok    {r['path']}  ({r['status']}{extra})")
+        else:
+            lines.append(f"BAD   {r['path']}  {r['problem']}")
+    bad = sum(not r["ok"] for r in rows)
+    lines.append(f"{len(rows) - bad} of {len(rows)} healthy" + (f"; {bad} damaged" if bad else ""))
+    return "\n".join(lines)

@@ -1,0 +1,259 @@
+"""One run directory: config.yaml, metrics.jsonl, summary.json, ckpt.pt, arrays/, posthoc/.
+
+Only this module knows the file names. A writer (`create`, `open(write=True)`) holds the directory's
+lock until `close()`; readers never lock. Every read is validated: a damaged file is a StoreError
+naming the file (and line), and a file that could not be read whole is never rewritten.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+import yaml
+
+from groklab.errors import ConfigError, StoreError
+from groklab.store.files import (
+    atomic_write,
+    dumps,
+    parse_json,
+    read_json,
+    read_text,
+    read_yaml_mapping,
+    remove_stale_tmp,
+    validated,
+    write_json,
+)
+from groklab.store.lock import LOCK, RunLock
+from groklab.store.schema import FINISHED, MetricRow, Summary
+
+CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
+    "config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", "arrays", "posthoc")
+
+
+def is_run(path: str | Path) -> bool:
+    return (Path(path) / CONFIG).is_file()
+
+
+class RunStore:
+    """A run directory. Metric rows are appended and flushed as the run goes."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._metrics = None
+        self._lock: Optional[RunLock] = None
+        self.torn = False  # the last metrics read dropped a torn last line (a crash mid-write)
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, config: dict) -> "RunStore":
+        """A new run in `path` (new or empty), locked for writing, with its config written."""
+        path = Path(path)
+        _check_new(path)  # before anything is created
+        path.mkdir(parents=True, exist_ok=True)
+        store = cls(path)
+        store._lock = RunLock(path).acquire()
+        try:
+            _check_new(path)  # again under the lock: another writer may have been first
+            store._clean()
+            store.write_config(config)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def open(cls, path: str | Path, write: bool = False) -> "RunStore":
+        """An existing run; `write` takes the lock (RunBusy when another process holds it)."""
+        if not is_run(path):
+            raise ConfigError("run", str(path), f"not a run directory (no {CONFIG})")
+        store = cls(path)
+        if write:
+            store._lock = RunLock(path).acquire()
+            store._clean()
+        return store
+
+    def _clean(self) -> None:
+        for folder in (self.path, self.path / ARRAYS, self.path / POSTHOC):
+            if folder.is_dir():
+                remove_stale_tmp(folder)
+
+    def close(self) -> None:
+        if self._metrics is not None:
+            self._metrics.close()
+            self._metrics = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    # -- config and summary --------------------------------------------------------------
+    def config(self) -> dict:
+        return read_yaml_mapping(self.path / CONFIG)
+
+    def write_config(self, config: dict) -> None:
+        atomic_write(self.path / CONFIG, yaml.safe_dump(config, sort_keys=False))
+
+    def summary(self) -> dict:
+        """The summary, or {} when the run has none yet."""
+        f = self.path / SUMMARY
+        return read_json(f, Summary) if f.is_file() else {}
+
+    def write_summary(self, summary: dict) -> None:
+        write_json(self.path / SUMMARY, summary)
+
+    @property
+    def finished(self) -> bool:
+        return self.summary().get("status") in FINISHED
+
+    # -- metrics -------------------------------------------------------------------------
+    def append(self, row: dict) -> None:
+        if self._metrics is None:
+            self._metrics = open(self.path / METRICS, "a", encoding="utf-8")
+        self._metrics.write(dumps(row) + "\n")
+        self._metrics.flush()
+
+    def rows(self) -> list[dict]:
+        """Every metric row, validated; a torn last line (crash mid-write) is dropped and noted in `torn`."""
+        f = self.path / METRICS
+        self.torn = False
+        if not f.is_file():
+            return []
+        text = read_text(f)
+        lines = text.split("\n")
+        rows, last = [], -1
+        for i, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            if i == len(lines) and not text.endswith("\n"):  # the unterminated last line
+                try:
+                    parse_json(line, f, i)
+                except StoreError:
+                    self.torn = True
+                    break
+            doc = parse_json(line, f, i)
+            if not isinstance(doc, dict):
+                raise StoreError(f, f"a row must be a JSON object, not {type(doc).__name__}", i)
+            row = validated(MetricRow, doc, f, i)
+            bad = row.check_values()
+            if bad:
+                raise StoreError(f, bad, i)
+            if doc["step"] <= last:
+                raise StoreError(f, f"step {doc['step']} after step {last}: rows out of order", i)
+            last = doc["step"]
+            rows.append(doc)
+        return rows
+
+    def truncate_after(self, step: int) -> list[dict]:
+        """Keep the rows up to `step` (a resume redoes the work after its checkpoint); returns them."""
+        rows = self.rows()  # raises before anything is rewritten
+        kept = [r for r in rows if r["step"] <= step]
+        if len(kept) < len(rows) or self.torn:
+            if self._metrics is not None:
+                self._metrics.close()
+                self._metrics = None
+            atomic_write(self.path / METRICS, "".join(dumps(r) + "\n" for r in kept))
+        for s in self.array_steps():
+            if s > step:
+                self._array_path(s).unlink()
+        return kept
+
+    # -- checkpoints ---------------------------------------------------------------------
+    def save_checkpoint(self, state: dict, keep: bool = False) -> None:
+        """Write ckpt.pt (the latest state); with `keep` also ckpt_<step>.pt, which later saves leave alone."""
+        if self._metrics is not None:
+            os.fsync(self._metrics.fileno())  # metrics up to the checkpoint survive a crash
+        atomic_write(self.path / CKPT, lambda f: torch.save(state, f))
+        if keep:
+            atomic_write(self.path / f"ckpt_{state['step']}.pt", lambda f: torch.save(state, f))
+
+    def has_checkpoint(self) -> bool:
+        return (self.path / CKPT).is_file()
+
+    def kept_steps(self) -> list[int]:
+        """Steps of the kept checkpoints ckpt_<step>.pt."""
+        return sorted(int(f.stem[5:]) for f in self.path.glob("ckpt_*.pt") if f.stem[5:].isdigit())
+
+    def load_checkpoint(self, map_location="cpu", step: Optional[int] = None) -> dict:
+        """The latest checkpoint (or the kept one at `step`), loaded with weights_only=True."""
+        path = self.path / (CKPT if step is None else f"ckpt_{step}.pt")
+        if not path.is_file():
+            raise StoreError(path, "no such checkpoint")
+        try:
+            ckpt = torch.load(path, map_location=map_location, weights_only=True)
+        except Exception as err:  # torch raises many types for a damaged file
+            reason = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
+            raise StoreError(path, f"checkpoint is corrupted or unreadable ({reason})") from None
+        if not isinstance(ckpt, dict) or not isinstance(ckpt.get("step"), int):
+            raise StoreError(path, "not a groklab checkpoint (no step)")
+        return ckpt
+
+    # -- arrays: one compressed .npz per measured step -------------------------------------
+    def _array_path(self, step: int, folder: str = ARRAYS) -> Path:
+        return self.path / folder / f"step_{step:09d}.npz"
+
+    def save_arrays(self, step: int, arrays: dict, folder: str = ARRAYS) -> None:
+        if not arrays:
+            return
+        path = self._array_path(step, folder)
+        path.parent.mkdir(exist_ok=True)
+        atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+    def array_steps(self, folder: str = ARRAYS) -> list[int]:
+        d = self.path / folder
+        return sorted(int(f.stem.split("_")[1]) for f in d.glob("step_*.npz")) if d.is_dir() else []
+
+    def arrays(self, step: Optional[int] = None, folder: str = ARRAYS) -> dict:
+        """{step: {key: array}} for every measured step, or {key: array} for one `step`."""
+        def one(s):
+            f = self._array_path(s, folder)
+            try:
+                with np.load(f, allow_pickle=False) as z:
+                    return {k: z[k] for k in z.files}
+            except FileNotFoundError:
+                raise StoreError(f, "missing") from None
+            except Exception as err:
+                raise StoreError(f, f"not a readable .npz file ({type(err).__name__})") from None
+
+        return one(step) if step is not None else {s: one(s) for s in self.array_steps(folder)}
+
+    def write_posthoc(self, step: int, scalars: dict, arrays: dict) -> None:
+        """`groklab measure` results: posthoc/step_<N>.json and .npz."""
+        (self.path / POSTHOC).mkdir(exist_ok=True)
+        write_json(self.path / POSTHOC / f"step_{step:09d}.json", {"step": step, **scalars})
+        self.save_arrays(step, arrays, POSTHOC)
+
+
+def _check_new(path: Path) -> None:
+    if is_run(path):
+        raise ConfigError("out", str(path), "already holds a run; resume it with --resume or pick a new --out")
+    if path.exists() and (not path.is_dir() or any(f.name != LOCK and not f.name.endswith(".tmp")
+                                                   for f in path.iterdir())):
+        raise ConfigError("out", str(path), "exists and is not an empty directory")
+
+
+def read_metrics(path: str | Path) -> list[dict]:
+    """A run's metric rows (validated; a torn last line dropped)."""
+    return RunStore(path).rows()
+
+
+def read_summary(path: str | Path) -> dict:
+    """A run's summary, {} when it has none (or is no run)."""
+    return RunStore(path).summary()
+
+
+def load_arrays(run: str | Path, step: Optional[int] = None, folder: str = ARRAYS) -> dict:
+    """{step: {key: array}} of a run (or {key: array} at `step`); folder="posthoc" for `groklab measure`."""
+    return RunStore(run).arrays(step, folder)
+
+
+def array_series(run: str | Path, key: str) -> tuple[np.ndarray, np.ndarray | list]:
+    """(steps, values) of one array key over a run; values stacked when their shapes agree."""
+    steps, values = [], []
+    for s, arrs in load_arrays(run).items():
+        if key in arrs:
+            steps.append(s)
+            values.append(arrs[key])
+    same = len({v.shape for v in values}) <= 1
+    return np.array(steps), (np.stack(values) if values and same else values)

@@ -1,0 +1,145 @@
+"""Run a sweep's units of work in-process, in a local process pool, or on a Ray cluster, with live progress."""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+
+from groklab.errors import ConfigError, RunBusy
+
+EXECUTORS = ("inprocess", "process", "ray")
+
+
+def run_unit(unit: list[tuple[str, dict, str]], packing: str) -> list[tuple[str, str]]:
+    """Train one population (plain data in, plain data out, so it travels to processes and Ray workers)."""
+    from groklab.config import validate
+    from groklab.engine.population import train_population
+
+    cfgs = [validate(dict(c)) for _, c, _ in unit]
+    try:
+        results = train_population(cfgs, [o for _, _, o in unit], packing=packing)
+    except RunBusy as err:  # another process took a run after the plan: it is left to that writer
+        return [(name, f"busy: {err}") for name, _, _ in unit]
+    return [(name, r.summary["status"]) for (name, _, _), r in zip(unit, results)]
+
+
+def _init_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+class Progress:
+    """Runs done / running / failed and an ETA from the pace so far; one bar for the whole sweep."""
+
+    def __init__(self, total: int, done: int, show: bool = True):
+        from tqdm.auto import tqdm
+
+        self.total, self.done, self.failed, self.running, self.t0 = total, done, 0, 0, time.perf_counter()
+        self.start_done = done
+        self.bar = tqdm(total=total, initial=done, disable=not show, unit="run", dynamic_ncols=True, desc="sweep")
+        self._post()
+
+    def _post(self) -> None:
+        self.bar.set_postfix_str(f"done {self.done - self.failed} running {self.running} failed {self.failed}")
+
+    def started(self, n: int) -> None:
+        self.running += n
+        self._post()
+
+    def finished(self, n: int, failed: int = 0) -> None:
+        self.running -= n
+        self.done += n
+        self.failed += failed
+        self.bar.update(n)
+        self._post()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def run_units(units: list, packing: str, executor: str = "inprocess", workers: int | None = None,
+              address: str | None = None, progress: Progress | None = None, echo=print) -> list:
+    """Run every unit; returns [(run name, status or 'failed: reason')]. Ctrl-C stops and re-raises."""
+    if executor not in EXECUTORS:
+        raise ConfigError("executor", executor, f"allowed: {', '.join(EXECUTORS)}")
+    payload = [[(r.name, r.cfg.to_dict(), str(r.out)) for r in unit] for unit in units]
+    out = []
+
+    def record(unit, result=None, error=None):
+        if error is None:
+            out.extend(result)
+            failed = sum(status == "diverged" for _, status in result)
+        else:
+            out.extend((name, f"failed: {error}") for name, _, _ in unit)
+            failed = len(unit)
+            echo(f"groklab sweep: {len(unit)} run(s) failed ({unit[0][0]} ...): {error}")
+        if progress is not None:
+            progress.finished(len(unit), failed)
+
+    if executor == "inprocess":
+        for unit in payload:
+            progress and progress.started(len(unit))
+            try:
+                record(unit, run_unit(unit, packing))
+            except (ConfigError, KeyboardInterrupt):
+                raise
+            except Exception as err:  # a broken run must not stop the sweep
+                record(unit, error=_reason(err))
+        return out
+    if executor == "process":
+        workers = workers or os.cpu_count() or 1
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker,
+                                 initargs=(threads,)) as pool:
+            pending = {}
+            try:
+                for unit in payload:
+                    pending[pool.submit(run_unit, unit, packing)] = unit
+                progress and progress.started(sum(len(u) for u in payload[:workers]))
+                queued = payload[workers:]
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        unit = pending.pop(f)
+                        err = f.exception()
+                        record(unit, None if err else f.result(), _reason(err) if err else None)
+                        if queued:
+                            progress and progress.started(len(queued.pop(0)))
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+        return out
+    _run_ray(payload, packing, address, record, progress)
+    return out
+
+
+def _run_ray(payload, packing, address, record, progress) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("executor", "ray", "needs the ray package: pip install 'groklab[ray]'") from None
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    uses_gpu = any(c.get("device") == "cuda" for unit in payload for _, c, _ in unit)
+    task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(run_unit)
+    pending = {task.remote(unit, packing): unit for unit in payload}
+    progress and progress.started(sum(map(len, payload)))
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            unit = pending.pop(ready[0])
+            try:
+                record(unit, ray.get(ready[0]))
+            except Exception as err:
+                record(unit, error=_reason(getattr(err, "cause", None) or err))
+    except KeyboardInterrupt:
+        for ref in pending:
+            ray.cancel(ref)
+        raise
+
+
+def _reason(err: BaseException) -> str:
+    line = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {line[-1] if line else ''}"[:200]

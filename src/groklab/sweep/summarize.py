@@ -1,0 +1,74 @@
+"""Statistics over seeds: per grid point, mean ± std and median of t_train, t_test, gap, final accuracies."""
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+from groklab.config import flatten
+from groklab.errors import ConfigError
+from groklab.store import RunStore, find_runs
+from groklab.sweep.plan import seed_keys_of
+
+EVENTS = ("t_train", "t_test", "gap")  # undefined when not reached: stats over the runs that reached them
+FINALS = ("final/train_acc", "final/test_acc")
+IGNORED = ("progress", "checkpoint_every", "device", "track.")  # settings that do not change the science
+
+
+def _stats(values: list) -> dict:
+    v = [x for x in values if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return {"mean": statistics.fmean(v) if v else None, "std": statistics.stdev(v) if len(v) > 1 else None,
+            "median": statistics.median(v) if v else None}
+
+
+def summarize(root: str | Path):
+    """One row per grid point (runs whose configs differ only in the seed keys); a pandas DataFrame."""
+    import pandas as pd
+
+    root = Path(root)
+    if not root.exists():
+        raise ConfigError("path", str(root), "does not exist")
+    seeds = seed_keys_of(root)
+    runs = []
+    for path in find_runs(root):
+        store = RunStore(path)
+        cfg = flatten(store.config())
+        point = {k: v for k, v in cfg.items()
+                 if k not in seeds and not any(k == i or (i.endswith(".") and k.startswith(i)) for i in IGNORED)}
+        runs.append((point, store.summary()))
+    if not runs:
+        return pd.DataFrame()
+    varying = [k for k in runs[0][0] if len({repr(p.get(k)) for p, _ in runs}) > 1]
+    groups: dict = {}
+    for point, s in runs:
+        label = ",".join(f"{k}={point.get(k)}" for k in varying) or "all"
+        groups.setdefault(label, []).append(s)
+    rows = []
+    for label, ss in groups.items():
+        row = {"point": label, "n": len(ss),
+               "finished": sum(s.get("status") in ("completed", "early_stop") for s in ss),
+               "success": sum(s.get("t_test") is not None for s in ss) / len(ss)}
+        for key in EVENTS + FINALS:
+            for stat, value in _stats([s.get(key) for s in ss]).items():
+                row[f"{key}_{stat}"] = value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def format_table(df) -> str:
+    """The summary as aligned text: mean ± std (median) per quantity."""
+    if df.empty:
+        return "no runs found"
+    f = lambda v, d: "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"  # noqa: E731
+    out = []
+    for _, r in df.iterrows():
+        row = {"point": r["point"], "n": r["n"], "success": f"{r['success']:.2f}"}
+        for key in EVENTS + FINALS:
+            d = 0 if key in EVENTS else 3
+            row[key] = f"{f(r[key + '_mean'], d)} ± {f(r[key + '_std'], d)} ({f(r[key + '_median'], d)})"
+        out.append(row)
+    cols = list(out[0])
+    width = {c: max(len(c), *(len(str(o[c])) for o in out)) for c in cols}
+    lines = ["  ".join(c.ljust(width[c]) for c in cols)]
+    lines += ["  ".join(str(o[c]).ljust(width[c]) for c in cols) for o in out]
+    return "\n".join(lines + ["(mean ± std (median) over seeds; events over the runs that reached them)"])
