@@ -1,6 +1,18 @@
 """Typed, validated run config: YAML file + dotted `key=value` overrides, saved into every run."""
 from groklab.config.parse import config_error, flatten, load_yaml, make_config, parse_override, set_dotted, validate
-from groklab.config.schema import MODEL_DEFAULTS, OPTIMIZERS, TASK_NAMES, Config
+from groklab.config.schema import (
+                                   EMB_INITS,
+                                   ENCODINGS,
+                                   MODEL_DEFAULTS,
+                                   MODELS,
+                                   OPTIMIZERS,
+                                   SAMPLERS,
+                                   SPLITS,
+                                   TASK_NAMES,
+                                   Config,
+                                   MeasuresConfig,
+)
 
-__all__ = ["MODEL_DEFAULTS", "OPTIMIZERS", "TASK_NAMES", "Config", "config_error", "flatten", "load_yaml",
-           "make_config", "parse_override", "set_dotted", "validate"]
+__all__ = ["EMB_INITS", "ENCODINGS", "MODELS", "MODEL_DEFAULTS", "OPTIMIZERS", "SAMPLERS", "SPLITS", "TASK_NAMES",
+           "Config", "MeasuresConfig", "config_error", "flatten", "load_yaml", "make_config", "parse_override",
+           "set_dotted", "validate"]

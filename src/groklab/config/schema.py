@@ -4,13 +4,22 @@ Each rule raises a one-line ConfigError naming the field, the value and what is 
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from groklab.errors import ConfigError, notice
 
-TASK_NAMES = ("add", "sub", "mul", "div", "poly", "sum")
+# The names each choice allows; the tuples below are read off these types (one list of names each).
+TaskName = Literal["add", "sub", "mul", "div", "poly", "sum"]
+SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
+ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"]
+OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
+SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
+Encoding = Literal["op", "no_op"]
+EmbInit = Literal["normal", "circulant"]
+TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
+    get_args(t) for t in (TaskName, SplitName, ModelName, OptimName, SamplerName, Encoding, EmbInit))
 
 
 class Section(BaseModel):
@@ -20,13 +29,13 @@ class Section(BaseModel):
 
 
 class TaskConfig(Section):
-    name: Literal["add", "sub", "mul", "div", "poly", "sum"] = "mul"  # operation over Z_p
+    name: TaskName = "mul"  # operation over Z_p
     expr: Optional[str] = None  # polynomial in a, b for name=poly, e.g. "a^2+a*b+b^2"
     K: int = Field(2, ge=2)  # number of operands for name=sum
 
 
 class SplitConfig(Section):
-    name: Literal["random", "uniform", "skewed", "square", "strip"] = "random"
+    name: SplitName = "random"
     frac_train: float = Field(0.3, gt=0, lt=1)  # training fraction of the WHOLE table
     seed: int = 0  # split seed, separate from the init seed
     test_reserve: Optional[float] = Field(None, gt=0, lt=1)  # 000 §5.1 protocol: 0.2
@@ -46,7 +55,7 @@ MODEL_DEFAULTS = {
 class ModelConfig(Section):
     # mlp / mlp_emb: 000 eq. 1 (raw values) / eq. 2 (embedding); transformer: decoder, logits at the
     # last position; lstm; birnn: bidirectional tanh RNN
-    name: Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"] = "mlp_emb"
+    name: ModelName = "mlp_emb"
     d_emb: int = Field(128, ge=1)  # embedding dim (= d_model of the transformer)
     d_hidden: int = Field(512, ge=1)  # MLP hidden width (paper: 4 x d_emb), transformer d_mlp, RNN hidden
     depth: int = Field(1, ge=1)  # MLP hidden layers / transformer blocks / RNN layers
@@ -54,7 +63,7 @@ class ModelConfig(Section):
     n_heads: int = Field(4, ge=1)  # transformer attention heads
     norm: Literal["pre", "post", "none"] = "post"  # transformer LayerNorm placement (Power et al.: post)
     dropout: float = Field(0.0, ge=0, lt=1)  # after hidden activations / attention and MLP / between RNN layers
-    emb_init: Literal["normal", "circulant"] = "normal"  # circulant: rows = shifts of one random vector (004 App. E)
+    emb_init: EmbInit = "normal"  # circulant: rows = shifts of one random vector (004 App. E)
     emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
     freeze_emb: bool = False  # keep the embedding at its init
 
@@ -66,7 +75,6 @@ class ModelConfig(Section):
         return data
 
 
-OPTIMIZERS = ("sgd", "adam", "adamw", "nadam", "rmsprop")
 _warned: set = set()
 
 
@@ -77,7 +85,7 @@ def _deprecated(old: str, new: str) -> None:
 
 
 class OptimConfig(Section):
-    name: Literal["sgd", "adam", "adamw", "nadam", "rmsprop"] = "adam"  # a real algorithm, as in torch
+    name: OptimName = "adam"  # a real algorithm, as in torch
     lr: float = Field(1e-3, ge=0)
     weight_decay: float = Field(1e-3, ge=0)
     # coupled: wd * theta joins the gradient (torch's sgd/adam/nadam/rmsprop); decoupled: theta *= 1 - lr * wd
@@ -223,13 +231,13 @@ class MeasuresConfig(Section):
 class Config(Section):
     task: TaskConfig = TaskConfig()
     p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
-    encoding: Literal["op", "no_op"] = "op"  # [a, op, b, =] or [a, b]
+    encoding: Encoding = "op"  # [a, op, b, =] or [a, b]
     split: SplitConfig = SplitConfig()
     model: ModelConfig = ModelConfig()
     optim: OptimConfig = OptimConfig()
     batch_size: int = Field(512, ge=1)
     # shuffled epochs / iid / full batch / 000 App. A: balanced token coverage, p_i ∝ exp(L_i^2 / gamma)
-    sampler: Literal["epoch", "replacement", "full", "balanced", "entropy"] = "epoch"
+    sampler: SamplerName = "epoch"
     sampler_gamma: float = Field(1e-4, gt=0)  # entropy sampler temperature gamma
     sampler_beta: float = Field(0.9, ge=0, lt=1)  # entropy sampler: EMA decay of the token gradient norms L_i
     loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)

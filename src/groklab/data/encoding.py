@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import torch
 
-ENCODINGS = ("op", "no_op")
-
 
 def vocab_size(p: int, kind: str) -> int:
     return p + 2 if kind == "op" else p

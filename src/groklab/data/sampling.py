@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_flow
 
-SAMPLERS = ("epoch", "replacement", "full", "balanced", "entropy")
+from groklab.data.splits import max_flow
 
 
 def stream_rng(seed: int, key: int) -> np.random.Generator:
@@ -126,9 +124,8 @@ class BalancedSampler:
         sink, tok = 2 * p + 1, np.arange(p)
         src = np.concatenate([np.zeros(p, np.int64), na[self.a], nb])
         dst = np.concatenate([na, nb[self.b], np.full(p, sink)])
-        cap = np.concatenate([cnt_a, np.ones(len(self.a), np.int64), cnt_b]).astype(np.int32)
-        graph = csr_matrix((cap, (src, dst)), shape=(sink + 1, sink + 1))
-        flow = maximum_flow(graph, 0, sink, method="dinic").flow.tocoo()
+        cap = np.concatenate([cnt_a, np.ones(len(self.a), np.int64), cnt_b])
+        flow = max_flow(src, dst, cap, 0, sink)
         used = (flow.data > 0) & (flow.row >= 1) & (flow.row <= p) & (flow.col > p) & (flow.col <= 2 * p)
         inv_a, inv_b = np.empty(p + 1, np.int64), np.empty(p + 1, np.int64)
         inv_a[na - 1], inv_b[nb - 1 - p] = tok, tok

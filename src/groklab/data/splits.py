@@ -9,10 +9,10 @@ import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import maximum_flow
 
+from groklab.config import SPLITS
 from groklab.data.tasks import Table
 from groklab.errors import ConfigError
 
-SPLITS = ("random", "uniform", "skewed", "square", "strip")
 UNIFORM_TRIES = 5
 
 
@@ -85,6 +85,13 @@ def _caps(n_train: int, m: int, g: torch.Generator) -> np.ndarray:
     return caps
 
 
+def max_flow(src: np.ndarray, dst: np.ndarray, cap: np.ndarray, source: int, sink: int):
+    """Maximum flow on the graph of edges src -> dst with integer capacities (nodes 0..sink); the flow as COO."""
+    n = max(int(sink), int(source)) + 1
+    graph = sp.csr_array((cap.astype(np.int32), (src, dst)), shape=(n, n))
+    return maximum_flow(graph, source, sink, method="dinic").flow.tocoo()
+
+
 def _balanced(ia: np.ndarray, ib: np.ndarray, cap_a: np.ndarray, cap_b: np.ndarray,
               order: np.ndarray, perm_a: np.ndarray, perm_b: np.ndarray) -> np.ndarray:
     """Boolean mask of pool pairs with exactly cap_a[a] per a and cap_b[b] per b, if the flow allows."""
@@ -112,8 +119,7 @@ def _balanced(ia: np.ndarray, ib: np.ndarray, cap_a: np.ndarray, cap_b: np.ndarr
     dst = np.concatenate([na, pair_dst, np.full(m_b, t)])
     cap = np.concatenate([left_a, np.ones(len(ia), dtype=np.int64), left_b]).astype(np.int32)
     keep = cap > 0  # exhausted quotas are not edges at all
-    graph = sp.csr_array((cap[keep], (src[keep], dst[keep])), shape=(t + 1, t + 1))
-    flow = maximum_flow(graph, s, t).flow.tocoo()
+    flow = max_flow(src[keep], dst[keep], cap[keep], s, t)
     pos = flow.data > 0
     used = flow.row[pos].astype(np.int64) * (t + 1) + flow.col[pos]
     edge = pair_src.astype(np.int64) * (t + 1) + pair_dst

@@ -5,10 +5,11 @@ from dataclasses import dataclass
 
 import torch
 
+from groklab.config import TASK_NAMES
 from groklab.data.expr import parse_poly, pow_mod
 from groklab.errors import ConfigError
 
-KNOWN_TASKS = ("add", "sub", "mul", "div", "poly", "sum")
+KNOWN_TASKS = TASK_NAMES
 BINARY = ("add", "sub", "mul", "div", "poly")
 
 

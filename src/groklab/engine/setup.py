@@ -9,8 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from groklab.config import Config
-from groklab.data import make_split, make_table
-from groklab.data.encoding import encode, seq_len, vocab_size
+from groklab.data import TokenTask, make_split, make_task
 from groklab.data.sampling import make_sampler
 from groklab.engine.loss import make_loss
 from groklab.engine.rng import GlobalRNG
@@ -31,12 +30,16 @@ class Experiment:
     model: nn.Module
     optimizer: torch.optim.Optimizer
     sampler: object
-    table: object
+    task: TokenTask  # the whole task: operands, inputs, labels, n_classes, show(i)
     split: object
     loss_fn: Callable = F.cross_entropy  # loss(logits, y, reduction="mean")
     adapt: Optional[AdaptiveC] = None  # adaptive embedding lr ratio, when optim.c_mode=adaptive
     grad_filter: Optional[Callable] = None  # Grokfast filter, when optim.grokfast != none
     rng: Optional[GlobalRNG] = None  # torch's global RNG, when dropout draws from it
+
+    @property
+    def table(self):
+        return self.task.table
 
     def stateful(self) -> dict:
         """The pieces besides model and optimizer whose state a checkpoint must hold for exact resume."""
@@ -69,35 +72,28 @@ def check(cfg: Config) -> None:
     check_sinks(cfg)
 
 
-def table_inputs(cfg: Config, table) -> tuple[torch.Tensor, torch.Tensor]:
-    """Model inputs and labels of every table row: tokens, or raw float values for model=mlp."""
-    raw = cfg.model.name == "mlp"
-    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
-    return (X.to(getattr(torch, cfg.dtype)) if raw else X), table.y
-
-
 def build(cfg: Config) -> Experiment:
     check(cfg)
     device = resolve_device(cfg.device)
     if device.type == "cpu":
         torch.set_flush_denormal(cfg.flush_denormal)
-    table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
-    s = cfg.split
+    task = make_task(cfg)
+    table, s = task.table, cfg.split
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
                        unused_to_test=s.unused_to_test, skew=s.skew, k=s.k)
-    X, _ = table_inputs(cfg, table)
-    model = build_model(cfg, seq_len(table.n_operands, cfg.encoding), vocab_size(cfg.p, cfg.encoding)).to(device)
+    X, y = task.inputs, task.labels
+    model = build_model(cfg, task.n_ctx, task.vocab).to(device)
     optimizer = build_optimizer(cfg, model)
     n_train = len(split.train)
     sampler = make_sampler(cfg.sampler, n_train, cfg.batch_size, cfg.seed, device,
                            operands=table.operands[split.train].numpy(), p=cfg.p, gamma=cfg.sampler_gamma,
                            beta=cfg.sampler_beta)
     o = cfg.optim
-    adapt = (AdaptiveC(model, vocab_size(cfg.p, cfg.encoding), o.c_every, *o.c_range, c0=o.ratio)
+    adapt = (AdaptiveC(model, task.vocab, o.c_every, *o.c_range, c0=o.ratio)
              if o.c_mode == "adaptive" else None)
     grad_filter = make_grad_filter(o, [t for t in model.parameters() if t.requires_grad])
     rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks
     put = lambda t: t.to(device)  # noqa: E731
-    return Experiment(cfg, device, put(X[split.train]), put(table.y[split.train]), put(X[split.test]),
-                      put(table.y[split.test]), model, optimizer, sampler, table, split,
+    return Experiment(cfg, device, put(X[split.train]), put(y[split.train]), put(X[split.test]),
+                      put(y[split.test]), model, optimizer, sampler, task, split,
                       make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter, rng)

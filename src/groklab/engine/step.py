@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from groklab.engine.setup import Experiment, table_inputs
+from groklab.engine.setup import Experiment
 from groklab.engine.stacked import StackedMLP
 from groklab.errors import ConfigError
 from groklab.measures import run_measures
@@ -119,7 +119,7 @@ class StackedStep:
                         state.setdefault(k, {})[names[id(t)]] = v
             if state:
                 self.stack.load_state(i, start, state)
-        self.X, self.y = (t.to(device) for t in table_inputs(exps[0].cfg, exps[0].table))
+        self.X, self.y = exps[0].task.inputs.to(device), exps[0].task.labels.to(device)
         N, n_train = len(self.y), [len(e.y_train) for e in exps]
         rows = torch.zeros(len(exps), max(n_train), dtype=torch.long)
         masks = torch.zeros(2, len(exps), N, dtype=torch.bool)

@@ -10,6 +10,7 @@ from typing import Iterable
 import torch
 import torch.nn.functional as F
 
+from groklab.config import MeasuresConfig
 from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
 from groklab.measures.hessian import hessian_measures
@@ -17,7 +18,7 @@ from groklab.measures.landscape import landscape_measures
 from groklab.measures.progress import grad_measures, med, norm_measures, token_counts, token_grad_norms
 from groklab.measures.spectra import sv_measures
 
-MEASURES = ("hessian", "spectra", "progress", "token_grads", "geometry", "landscape")
+MEASURES = tuple(k for k in MeasuresConfig.model_fields if k != "seed")  # in the config's order
 
 
 def measure_schedule(cfg) -> dict[int, list[str]]:

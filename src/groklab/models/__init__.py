@@ -4,12 +4,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from groklab.config import MODELS
 from groklab.models.embedding import circulant, make_embedding
 from groklab.models.mlp import MLP
 from groklab.models.rnn import RNN
 from groklab.models.transformer import Transformer
-
-MODELS = ("mlp", "mlp_emb", "transformer", "lstm", "birnn")
 
 
 def build_model(cfg, n_ctx: int, vocab: int) -> nn.Module:

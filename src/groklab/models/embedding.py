@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-EMB_INITS = ("normal", "circulant")
+from groklab.config import EMB_INITS
 
 
 def circulant(v: torch.Tensor, rows: int, cols: int) -> torch.Tensor:

@@ -1,0 +1,77 @@
+"""The Task interface the engine trains on, and the token tasks of modular arithmetic that implement it.
+
+A task is a finite labelled set held whole in memory: `operands` [N, K] (the structure splits, samplers
+and coverage read: operand values, or for an image task the ids of the pictures in its cells), `inputs`
+[N, ...] (what the model reads), `labels` [N], `n_classes`, and `show(i)`, one example in words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+import torch
+
+from groklab.data.encoding import encode, seq_len, vocab_size
+from groklab.data.tasks import Table, make_table
+
+
+class Task(Protocol):
+    operands: torch.Tensor  # [N, K] long
+    inputs: torch.Tensor  # [N, ...] model inputs
+    labels: torch.Tensor  # [N] long, in [0, n_classes)
+    n_classes: int
+
+    def show(self, i: int) -> str: ...
+
+
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+
+@dataclass(frozen=True)
+class TokenTask:
+    """A modular-arithmetic table as token sequences (or raw float values for the embedding-free MLP)."""
+
+    table: Table
+    inputs: torch.Tensor  # [N, n_ctx] tokens, or floats when raw
+    encoding: str
+    vocab: int  # token ids 0..vocab-1
+    n_ctx: int  # tokens per example
+    expr: Optional[str] = None  # the polynomial, for task poly
+
+    @property
+    def operands(self) -> torch.Tensor:
+        return self.table.operands
+
+    @property
+    def labels(self) -> torch.Tensor:
+        return self.table.y
+
+    @property
+    def n_classes(self) -> int:
+        return self.table.p
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def show(self, i: int) -> str:
+        """e.g. `3 * 5 = 4 (mod 11)   tokens [3, 11, 5, 12]`."""
+        t, ops = self.table, self.table.operands[i].tolist()
+        if t.name in SYMBOLS:
+            lhs = f" {SYMBOLS[t.name]} ".join(map(str, ops))
+        elif t.name == "sum":
+            lhs = " + ".join(map(str, ops))
+        else:
+            lhs = f"{self.expr} at a={ops[0]}, b={ops[1]}"
+        x = self.inputs[i].tolist()
+        return f"{lhs} = {int(t.y[i])} (mod {t.p})   {'values' if self.inputs.is_floating_point() else 'tokens'} {x}"
+
+
+def make_task(cfg) -> TokenTask:
+    """The token task of a run config (task, p, encoding; raw values for model=mlp, in cfg.dtype)."""
+    table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
+    raw = cfg.model.name == "mlp"
+    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
+    if raw:
+        X = X.to(getattr(torch, cfg.dtype))
+    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding), seq_len(table.n_operands, cfg.encoding),
+                     cfg.task.expr)
