@@ -120,3 +120,14 @@ def test_sgd_momentum_matches_torch_reference():
             o.step()
     for t, u in zip(a.parameters(), b.parameters()):
         torch.testing.assert_close(t, u, rtol=1e-12, atol=1e-12)
+
+
+def test_adam_with_decoupled_decay_is_adamw():
+    from conftest import tiny
+    from groklab import train
+
+    strip = lambda h: [{k: v for k, v in r.items() if k != "time/wall_s"} for r in h]  # noqa: E731
+    a = train(make_config(tiny(optim="adam", **{"optim.wd_mode": "decoupled", "optim.weight_decay": 0.5})))
+    b = train(make_config(tiny(optim="adamw", **{"optim.weight_decay": 0.5})))
+    c = train(make_config(tiny(optim="adam", **{"optim.weight_decay": 0.5})))
+    assert strip(a.history) == strip(b.history) != strip(c.history)

@@ -90,8 +90,8 @@ class RunRecord:
             stored = self.ckpt.get("config")  # checkpoints since 0.2 carry the config they were trained with
             diff = differences(stored, store.config(), RESUMABLE_CHANGES) if stored is not None else []
             if diff:
-                raise StoreError(self.out / "config.yaml", f"differs from the config its checkpoint was trained "
-                                 f"with ({diff[0]}); restore it, or train a new run")
+                raise store.error("config", f"differs from the config its checkpoint was trained with ({diff[0]}); "
+                                  "restore it, or train a new run")
 
     # -- opening: the one writer of the run directory --------------------------------------
     def open(self, exp: Experiment) -> None:
@@ -112,6 +112,10 @@ class RunRecord:
         self.sink = open_sinks(self.cfg, self.store.path, self.start)
 
     def _restore(self, exp: Experiment) -> None:
+        try:
+            self.store.summary()
+        except StoreError as err:  # derived data: the checkpoint and rows hold everything it says
+            notice(f"{err}; it is written anew")
         if self.ckpt is None:
             notice(f"{self.out}: no checkpoint yet; training again from step 0")
         else:
@@ -119,8 +123,8 @@ class RunRecord:
             try:
                 exp.restore(c)
             except (RuntimeError, KeyError, ValueError) as err:
-                raise StoreError(self.out / "ckpt.pt", "does not fit the model and optimizer built from "
-                                 f"config.yaml ({str(err).splitlines()[0][:100]})") from None
+                raise self.store.error("checkpoint", "does not fit the model and optimizer built from the "
+                                       f"config ({str(err).splitlines()[0][:100]})") from None
             self.tracker.load_state_dict(c["tracker"])
             self.wall0, self.eval_s, self.last_eval, self.last = c["wall_s"], c["eval_s"], c["last_eval"], c["last"]
             self.measure_s, self.last_measured = c.get("measure_s", 0.0), c.get("last_measured", -1)
@@ -129,9 +133,9 @@ class RunRecord:
             notice(f"{self.out}: dropped a torn last line of metrics.jsonl (a crash mid-write)")
         expected = self.ckpt.get("n_rows") if self.ckpt is not None else None
         if expected is not None and expected != len(kept):
-            raise StoreError(self.out / "metrics.jsonl", f"holds {len(kept)} rows up to step {self.start} where the "
-                             f"checkpoint recorded {expected}: rows are missing or were edited; restore the file or "
-                             "train a new run")
+            raise self.store.error("metrics", f"holds {len(kept)} rows up to step {self.start} where the checkpoint "
+                                   f"recorded {expected}: rows are missing or were edited; restore the file or train "
+                                   "a new run")
         self.n_rows = len(kept)
         self.store.write_config(self.cfg.to_dict())  # a resume may extend `steps`
 

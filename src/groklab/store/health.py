@@ -19,7 +19,7 @@ def check_run(path: Path) -> dict:
         try:
             make_config(base=cfg)
         except ConfigError as err:
-            raise ConfigError("file", str(path / "config.yaml"), f"not a valid config ({err})") from None
+            raise store.error("config", f"not a valid config ({err})") from None
         rows = store.rows()
         summary = store.summary()
         out.update(rows=len(rows), status=summary.get("status", "no summary"), steps=summary.get("steps"))
@@ -28,8 +28,8 @@ def check_run(path: Path) -> dict:
             kept = [r for r in rows if r["step"] <= ckpt["step"]]
             expected = ckpt.get("n_rows")
             if expected is not None and expected != len(kept):
-                raise ConfigError("file", str(path / "metrics.jsonl"), f"holds {len(kept)} rows up to step "
-                                  f"{ckpt['step']} where the checkpoint recorded {expected}")
+                raise store.error("metrics", f"holds {len(kept)} rows up to step {ckpt['step']} where the checkpoint "
+                                  f"recorded {expected}")
         for step in store.array_steps():
             store.arrays(step)
         pid = holder(path)

@@ -80,6 +80,11 @@ class RunStore:
             if folder.is_dir():
                 remove_stale_tmp(folder)
 
+    def error(self, which: str, reason: str) -> StoreError:
+        """A StoreError about one of the run's files: config, metrics, summary or checkpoint."""
+        name = {"config": CONFIG, "metrics": METRICS, "summary": SUMMARY, "checkpoint": CKPT}[which]
+        return StoreError(self.path / name, reason)
+
     def close(self) -> None:
         if self._metrics is not None:
             self._metrics.close()

@@ -1,0 +1,62 @@
+"""The command line: options and key=value overrides in any order, two real examples in every --help,
+optimizer names of real algorithms with the old names still accepted for one release."""
+import json
+
+import pytest
+
+from conftest import tiny
+from groklab.cli import main
+from groklab.cli.parser import EXAMPLES, parser
+from groklab.config import make_config
+
+
+def test_overrides_before_and_after_options(tmp_path, capsys):
+    args = tiny()
+    assert main(["train", *args[:4], "--out", str(tmp_path / "a"), *args[4:]]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == 30
+    assert main(["measure", str(tmp_path / "a"), "measures.spectra.rank_rtol=0.01", "--what", "spectra",
+                 "--at", "30"]) == 0
+    assert json.loads(capsys.readouterr().out)["step"] == 30
+
+
+def test_reproduce_takes_overrides_after_options(tmp_path, monkeypatch):
+    """The README's own pattern: `reproduce embedding/fig6 --profile paper p=59 --jobs 2`."""
+    import groklab.experiments as experiments
+    seen = {}
+    monkeypatch.setattr(experiments, "reproduce", lambda target, out, **kw: seen.update(target=target, **kw) or [])
+    assert main(["reproduce", "embedding/fig6", "--profile", "paper", "p=59", "--jobs", "2", "--out",
+                 str(tmp_path)]) == 0
+    assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": 3, "jobs": 2, "overrides": ("p=59",)}
+
+
+@pytest.mark.parametrize("cmd", sorted(EXAMPLES))
+def test_every_help_ends_with_two_real_examples(cmd, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([cmd, "--help"])
+    assert done.value.code == 0
+    tail = capsys.readouterr().out.rstrip().splitlines()[-3:]
+    assert tail[0] == "examples:" and all(line.strip().startswith(f"groklab {cmd}") for line in tail[1:])
+    for example in EXAMPLES[cmd]:  # each parses with the command's own parser
+        parser()[1][cmd].parse_intermixed_args(example.split()[2:])
+
+
+def test_old_optimizer_names_still_work_with_a_deprecation_notice(capsys):
+    import groklab.config.schema as schema
+    schema._warned.clear()
+    cfg = make_config(["optim=adam_lr", "optim.c_adaptive=true"])
+    err = capsys.readouterr().err
+    assert (cfg.optim.name, cfg.optim.c, cfg.optim.c_mode) == ("adam", 10.0, "adaptive")
+    assert "optim=adam_lr is deprecated" in err and "optim.c_mode=adaptive" in err
+    old = {"optim": {"name": "adamw_lr", "c": None, "c_adaptive": False}}  # a 0.1 run's config.yaml
+    o = make_config(base=old).optim
+    assert (o.name, o.c, o.c_mode, o.decoupled) == ("adamw", 10.0, "fixed", True)
+    assert make_config(["optim=sgd_lr", "optim.c=3"]).optim.c == 3.0
+
+
+def test_weight_decay_modes():
+    assert make_config(["optim=adam"]).optim.decoupled is False
+    assert make_config(["optim=adamw"]).optim.decoupled is True
+    assert make_config(["optim=adam", "optim.wd_mode=decoupled"]).optim.decoupled is True
+    for bad in (["optim=adamw", "optim.wd_mode=coupled"], ["optim=sgd", "optim.wd_mode=decoupled"]):
+        with pytest.raises(Exception, match="optim.wd_mode"):
+            make_config(bad)
