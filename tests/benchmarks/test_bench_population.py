@@ -6,7 +6,7 @@ from pathlib import Path
 
 def test_bench_population_smoke(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench_population.py"))
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_population.py"))
     assert bench["main"](["--smoke", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     assert [(r["batch"], r["M"]) for r in rows] == [(16, 1), (16, 4)]

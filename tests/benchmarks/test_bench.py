@@ -8,7 +8,7 @@ from pathlib import Path
 def test_bench_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "bench.json"
     monkeypatch.setattr(sys, "argv", ["bench.py", "--smoke", "--json", str(out)])
-    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench.py"))
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench.py"))
     assert bench["main"]() == 0
     res = json.loads(out.read_text())
     assert [r["batch"] for r in res["steps"]] == [64, "full"]
@@ -19,7 +19,7 @@ def test_bench_smoke(tmp_path, monkeypatch, capsys):
 def test_bench_transformer_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "bt.json"
     monkeypatch.setattr(sys, "argv", ["bench_transformer.py", "--smoke", "--json", str(out)])
-    bench = runpy.run_path(str(Path(__file__).parents[1] / "benchmarks" / "bench_transformer.py"))
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_transformer.py"))
     assert bench["main"]() == 0
     res = json.loads(out.read_text())
     assert res["ratio"] > 0 and res["layers"] == 2
