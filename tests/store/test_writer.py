@@ -119,3 +119,26 @@ def test_a_new_run_refuses_a_directory_being_created_by_another(tmp_path):
             train(make_config(tiny()), out=run)
     finally:
         store.close()
+
+
+def test_a_crash_mid_run_is_recorded_and_the_run_resumes_exactly(tmp_path, monkeypatch):
+    """A write that fails (disk full) ends the run as `failed` with the reason, lock released; resuming from
+    the last checkpoint once there is space again gives the uninterrupted run's rows."""
+    cfg = make_config(tiny(steps=40, **{"eval.every": 5}))
+    ref = train(cfg, out=tmp_path / "ref")
+    original, run = RunStore.append, tmp_path / "r"
+
+    def append(self, row):
+        if row["step"] == 25:
+            raise OSError(28, "No space left on device")
+        original(self, row)
+
+    monkeypatch.setattr(RunStore, "append", append)
+    with pytest.raises(OSError):
+        train(cfg, out=run)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "failed" and "No space left" in summary["error"] and holder(run) is None
+    monkeypatch.setattr(RunStore, "append", original)
+    assert train(resume=run).summary["status"] == "completed"
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "time/wall_s"} for r in rows]  # noqa: E731
+    assert strip(read_metrics(run)) == strip(read_metrics(ref.path))

@@ -113,11 +113,9 @@ def run(stepper: Stepper, records: list[RunRecord]) -> None:
             # -- one optimizer step of every active member
             stepper.step(step)
             step += 1
-    except KeyboardInterrupt:
-        for i, k in enumerate(active):
-            r = records[k]
-            r.status = "interrupted"
-            r.finish(step, None, time.perf_counter() - t0)
+    except BaseException as err:  # Ctrl-C, or a crash (disk full, out of memory): every active run stays resumable
+        for k in active:
+            records[k].abort(step, time.perf_counter() - t0, err)
         raise
     finally:
         bar.close()

@@ -201,6 +201,22 @@ class RunRecord:
             self.store.write_summary(self.summary(self.status, step, now))
         self.close()
 
+    def abort(self, step: int, now: float, err: BaseException) -> None:
+        """The run stops early: `interrupted` (Ctrl-C) or `failed` (an exception), saying so in the summary when
+        the disk allows; the directory is released either way and the run resumes from its last checkpoint."""
+        self.step, self.now = step, now
+        self.status = "interrupted" if isinstance(err, KeyboardInterrupt) else "failed"
+        try:
+            if self.store is not None:
+                summary = self.summary(self.status, step, now)
+                if self.status == "failed":
+                    summary["error"] = f"{type(err).__name__}: {str(err).strip()[:200]}"
+                self.store.write_summary(summary)
+        except OSError:
+            pass  # e.g. the disk is still full: the last checkpoint and its summary stay as they were
+        finally:
+            self.close()
+
     def close(self) -> None:
         if self.store is not None:
             self.store.close()

@@ -5,7 +5,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
-STATUSES = ("running", "completed", "early_stop", "diverged", "interrupted")
+STATUSES = ("running", "completed", "early_stop", "diverged", "interrupted", "failed")
 FINISHED = ("completed", "early_stop", "diverged")  # a sweep or experiment skips these
 Number = Optional[Union[StrictInt, StrictFloat]]
 
