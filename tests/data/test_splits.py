@@ -5,6 +5,7 @@ from math import floor
 import pytest
 import torch
 
+from groklab.config import make_config
 from groklab.data import SPLITS, Split, make_split, make_table, token_counts
 from groklab.errors import ConfigError
 
@@ -32,7 +33,8 @@ def test_partition_size_and_determinism(name):
     assert_partition(s, N)
     assert len(s.train) == floor(0.3 * N) and len(s.unused) == 0
     again = split_of(T13, name, frac_train=0.3, seed=1)
-    assert all(torch.equal(x, y) for x, y in zip(vars(s).values(), vars(again).values()))
+    parts = lambda x: (x.train, x.test, x.unused, x.holdout)  # noqa: E731
+    assert all(torch.equal(x, y) for x, y in zip(parts(s), parts(again)))
     other = split_of(T13, name, frac_train=0.3, seed=2)
     assert not torch.equal(s.train, other.train)
 
@@ -151,10 +153,21 @@ def test_holdout_membership(name, p, k):
     assert len(s.train) == floor(0.3 * len(t))
 
 
-def test_holdout_too_big_for_frac():
-    with pytest.raises(ConfigError) as info:
-        make_split(T13, "strip", frac_train=0.9, k=5)
-    assert info.value.field == "split.frac_train"
+def test_holdout_too_big_for_frac_trains_on_the_whole_remainder():
+    """004's code (and the papers' README): STRIP k=67 at p=97 leaves 2,813 < 2,822 rows; train on all of them."""
+    s = make_split(T13, "strip", frac_train=0.9, k=5)
+    rest = len(T13) - 6 * 13
+    assert len(s.train) == rest and len(s.test) == 6 * 13 and "only 91 remain" in s.note
+    s97 = make_split(make_table("add", 97), "strip", frac_train=0.3, k=67)
+    assert len(s97.train) == 2813 and "2822 training rows asked" in s97.note
+    assert make_split(make_table("add", 97), "strip", frac_train=0.3, k=40).note == ""
+
+
+def test_frac_of_the_remainder():
+    s = make_split(T13, "square", frac_train=0.5, k=3, frac_of="remainder")
+    assert len(s.train) == floor(0.5 * (len(T13) - 16)) and s.note == ""
+    with pytest.raises(ConfigError, match="split.frac_of"):
+        make_config(["split=random", "split.frac_of=remainder"])
 
 
 @pytest.mark.parametrize("kwargs, field", [

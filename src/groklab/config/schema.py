@@ -16,7 +16,7 @@ SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
 ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"]
 OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
-Encoding = Literal["op", "no_op"]
+Encoding = Literal["op", "no_op", "sep"]
 EmbInit = Literal["normal", "circulant"]
 TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
     get_args(t) for t in (TaskName, SplitName, ModelName, OptimName, SamplerName, Encoding, EmbInit))
@@ -42,6 +42,8 @@ class SplitConfig(Section):
     unused_to_test: bool = False  # with test_reserve: rows chosen for neither go to test
     skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * a / (p-1)) on operand a
     k: Optional[int] = None  # square/strip holdout size: a <= k (and b <= k)
+    # square/strip: frac_train of the whole table (004's code) or of what the holdout leaves (004's prose)
+    frac_of: Literal["table", "remainder"] = "table"
 
 
 # Paper defaults per architecture, applied to the fields a config leaves out (002 §1, §2.1, §2.3).
@@ -170,6 +172,9 @@ class EvalConfig(Section):
 class GrokConfig(Section):
     train_acc: float = Field(0.99, gt=0, le=1)  # t_train: first eval step with train acc >= this
     test_acc: float = Field(0.99, gt=0, le=1)  # t_test: first eval step with test acc >= this
+    # go_step (004's GO-epoch): first eval step from t_train on with test acc >= its value at t_train + rise;
+    # u_acc / l_acc (U-Acc / L-Acc): highest test acc from go_step on / lowest after that maximum
+    rise: float = Field(0.1, gt=0, lt=1)
 
 
 class StopConfig(Section):
@@ -231,7 +236,7 @@ class MeasuresConfig(Section):
 class Config(Section):
     task: TaskConfig = TaskConfig()
     p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
-    encoding: Encoding = "op"  # [a, op, b, =] or [a, b]
+    encoding: Encoding = "op"  # [a, op, b, =], [a, b], or sep: [a, p+b, =] (each operand its own ids, 004's code)
     split: SplitConfig = SplitConfig()
     model: ModelConfig = ModelConfig()
     optim: OptimConfig = OptimConfig()
@@ -282,6 +287,11 @@ class Config(Section):
                     raise ConfigError(key, value, "needs a model with an embedding (model=mlp reads raw values)")
         if o.c_mode == "adaptive" and m.freeze_emb:
             raise ConfigError("optim.c_mode", "adaptive", "a frozen embedding has no learning rate to adapt")
+        if s.frac_of == "remainder" and s.name not in ("square", "strip"):
+            raise ConfigError("split.frac_of", "remainder", "only with split=square or strip (what their holdout "
+                              "leaves); other splits take frac_train of the table")
+        if self.sampler == "entropy" and self.encoding == "sep":
+            raise ConfigError("sampler", "entropy", "reads one shared operand table; use encoding=op or no_op")
         if self.sampler == "entropy" and m.freeze_emb:
             raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
         if self.sampler == "balanced" and t.name == "sum" and t.K != 2:

@@ -3,20 +3,26 @@
 Worked example, p = 5, row (a=3, b=4):
   "op"     -> tokens [3, 5, 4, 6]   (op token p=5, "=" token p+1=6; vocab p+2)
   "no_op"  -> tokens [3, 4]         (vocab p)
+  "sep"    -> tokens [3, 9, 10]     (004's code: operand j has its own ids j*p + value, "=" is 2p; vocab 2p+1)
   raw=True -> floats [3., 5., 4., 6.] (the embedding-free MLP of 000 eq. 1 reads values)
-K operands with "op": [a1, op, a2, op, ..., aK, =].
+K operands with "op": [a1, op, a2, op, ..., aK, =]; with "sep": [a1, p + a2, ..., (K-1)p + aK, Kp].
 """
 from __future__ import annotations
 
 import torch
 
 
-def vocab_size(p: int, kind: str) -> int:
-    return p + 2 if kind == "op" else p
+def vocab_size(p: int, kind: str, n_operands: int = 2) -> int:
+    return {"op": p + 2, "no_op": p, "sep": n_operands * p + 1}[kind]
 
 
 def seq_len(n_operands: int, kind: str) -> int:
-    return 2 * n_operands if kind == "op" else n_operands
+    return {"op": 2 * n_operands, "no_op": n_operands, "sep": n_operands + 1}[kind]
+
+
+def operand_rows(p: int, kind: str, n_operands: int = 2) -> list[range]:
+    """The embedding rows of each operand's values 0..p-1: one shared range, or one per operand (sep)."""
+    return [range(j * p, (j + 1) * p) for j in range(n_operands)] if kind == "sep" else [range(p)]
 
 
 def encode(operands: torch.Tensor, p: int, kind: str = "op", raw: bool = False) -> torch.Tensor:
@@ -28,6 +34,8 @@ def encode(operands: torch.Tensor, p: int, kind: str = "op", raw: bool = False) 
         x[:, -1] = p + 1
     elif kind == "no_op":
         x = operands.clone()
+    elif kind == "sep":
+        x = torch.cat([operands + p * torch.arange(n), torch.full((N, 1), n * p)], 1)
     else:
         raise ValueError(f"unknown encoding {kind!r}")
     return x.float() if raw else x

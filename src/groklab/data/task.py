@@ -73,5 +73,6 @@ def make_task(cfg) -> TokenTask:
     X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
     if raw:
         X = X.to(getattr(torch, cfg.dtype))
-    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding), seq_len(table.n_operands, cfg.encoding),
+    K = table.n_operands
+    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding, K), seq_len(K, cfg.encoding),
                      cfg.task.expr)

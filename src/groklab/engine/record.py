@@ -57,7 +57,7 @@ class RunRecord:
             raise ConfigError("mode", mode, f"allowed: {', '.join(MODES)}")
         self.cfg, self.out = cfg, None if out is None else Path(out)
         self.tracker = GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
-                                   cfg.stop.patience if cfg.stop.early else None)
+                                   cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise)
         self.schedule, self.measure_at = eval_schedule(cfg), measure_schedule(cfg)
         self.start, self.wall0, self.eval_s, self.measure_s = 0, 0.0, 0.0, 0.0
         self.last_eval, self.last_measured = -1, -1
@@ -98,6 +98,9 @@ class RunRecord:
         """Take the run directory (lock), restore `exp` from the checkpoint, drop rows past it, open sinks."""
         self.info = {"n_train": len(exp.y_train), "n_test": len(exp.y_test),
                      "n_params": sum(t.numel() for t in exp.model.parameters()), "device": str(exp.device)}
+        if exp.split.note:  # e.g. a SQUARE/STRIP training set capped at what the holdout leaves
+            self.info["split/note"] = exp.split.note
+            notice(f"{self.out or 'run'}: {exp.split.note}")
         if self.out is None:
             return
         if not self.resume:
@@ -230,7 +233,7 @@ class RunRecord:
         return {
             "status": status, "steps": step, "wall_s": round(wall, 3),
             "steps_per_s": round(step / wall, 2) if wall > 0 else None,
-            "t_train": t.t_train, "t_test": t.t_test, "gap": t.gap,
+            **t.events(),
             "final/train_loss": self.last.get("train/loss"), "final/train_acc": self.last.get("train/acc"),
             "final/test_loss": self.last.get("test/loss"), "final/test_acc": self.last.get("test/acc"),
             "eval_s": round(self.eval_s, 3), "eval_share": share(self.eval_s),

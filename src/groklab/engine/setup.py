@@ -80,7 +80,7 @@ def build(cfg: Config) -> Experiment:
     task = make_task(cfg)
     table, s = task.table, cfg.split
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
-                       unused_to_test=s.unused_to_test, skew=s.skew, k=s.k)
+                       unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
     X, y = task.inputs, task.labels
     model = build_model(cfg, task.n_ctx, task.vocab).to(device)
     optimizer = build_optimizer(cfg, model)

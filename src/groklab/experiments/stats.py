@@ -13,7 +13,7 @@ from groklab.measures.curves import grok_events
 INF = math.inf
 
 
-def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99) -> pd.DataFrame:
+def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99, rise: float = 0.1) -> pd.DataFrame:
     """One row per run: config columns, status, last step, t_train, t_test, final and best accuracies."""
     rows = []
     if df.empty:
@@ -22,7 +22,7 @@ def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99)
         g = g.dropna(subset=["test/acc"]).sort_values("step")  # rows of measures alone carry no accuracy
         if g.empty:
             continue
-        ev = grok_events(g["step"], g["train/acc"], g["test/acc"], train_thr, test_thr)
+        ev = grok_events(g["step"], g["train/acc"], g["test/acc"], train_thr, test_thr, rise)
         last = g.iloc[-1]
         row = {k: last[k] for k in g.columns if "/" not in k and k != "step"}  # config, run, status
         row.update(ev)

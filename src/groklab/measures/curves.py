@@ -1,4 +1,14 @@
-"""Grokking events from accuracy curves: t_train, t_test, the gap, and the early-stop window."""
+"""Grokking events from accuracy curves, on the eval grid, fed one eval row at a time.
+
+- t_train, t_test: first eval step with train (test) accuracy >= its threshold; gap = t_test - t_train.
+- go_step (004's GO-epoch, in steps): the first eval step at or after t_train where test accuracy exceeds
+  `test_at_fit` (its value at t_train) by at least `rise`. None -- 004's "disappear" -- when it never does
+  (or the training set is never fit).
+- u_acc (004's U-Acc): the highest test accuracy from go_step on; None without a go_step.
+- l_acc (004's L-Acc): the lowest test accuracy after u_acc was first reached (equal to u_acc when it is
+  reached at the last eval); u_acc - l_acc is the oscillation after grokking.
+The resolution of every step is the eval schedule (004 evaluates every 100 epochs).
+"""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -13,15 +23,27 @@ class GrokTracker:
     test_thr: float = 0.99
     stop_target: float = 0.99
     patience: Optional[int] = 1000  # None: never stop early
+    rise: float = 0.1  # go_step: test acc above its value at t_train by this much
     t_train: Optional[int] = None  # first eval step with train acc >= train_thr
     t_test: Optional[int] = None  # first eval step with test acc >= test_thr
     streak_start: Optional[int] = None  # first step of the current run of test acc >= stop_target
+    test_at_fit: Optional[float] = None  # test acc at t_train
+    go_step: Optional[int] = None
+    u_acc: Optional[float] = None
+    l_acc: Optional[float] = None
 
     def update(self, step: int, train_acc: float, test_acc: float) -> None:
         if self.t_train is None and train_acc >= self.train_thr:
-            self.t_train = step
+            self.t_train, self.test_at_fit = step, test_acc
         if self.t_test is None and test_acc >= self.test_thr:
             self.t_test = step
+        if self.go_step is None and self.test_at_fit is not None and test_acc >= self.test_at_fit + self.rise:
+            self.go_step = step
+        if self.go_step is not None:
+            if self.u_acc is None or test_acc > self.u_acc:
+                self.u_acc = self.l_acc = test_acc
+            else:
+                self.l_acc = min(self.l_acc, test_acc)
         if test_acc >= self.stop_target:
             self.streak_start = step if self.streak_start is None else self.streak_start
         else:
@@ -35,18 +57,22 @@ class GrokTracker:
     def gap(self) -> Optional[int]:
         return None if self.t_train is None or self.t_test is None else self.t_test - self.t_train
 
+    def events(self) -> dict:
+        return {"t_train": self.t_train, "t_test": self.t_test, "gap": self.gap, "go_step": self.go_step,
+                "u_acc": self.u_acc, "l_acc": self.l_acc, "test_at_fit": self.test_at_fit}
+
     def state_dict(self) -> dict:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        for key, value in state.items():
+        for key, value in state.items():  # a checkpoint from before a field existed keeps its default
             setattr(self, key, value)
 
 
 def grok_events(steps: Sequence[int], train_acc: Sequence[float], test_acc: Sequence[float],
-                train_thr: float = 0.99, test_thr: float = 0.99) -> dict:
-    """t_train, t_test and gap of a finished curve (same definitions as the live tracker)."""
-    tr = GrokTracker(train_thr, test_thr, patience=None)
+                train_thr: float = 0.99, test_thr: float = 0.99, rise: float = 0.1) -> dict:
+    """The events above of a finished curve (the live tracker's definitions)."""
+    tr = GrokTracker(train_thr, test_thr, patience=None, rise=rise)
     for s, a, b in zip(steps, train_acc, test_acc):
         tr.update(int(s), float(a), float(b))
-    return {"t_train": tr.t_train, "t_test": tr.t_test, "gap": tr.gap}
+    return tr.events()

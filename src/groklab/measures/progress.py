@@ -19,9 +19,10 @@ BLOCKS = ("E", "W", "rest")
 
 
 @torch.no_grad()
-def med(E: torch.Tensor, p: int) -> float:
-    """Main embedding diff: mean over i = 0..p-2 of ||e_{i+1} - e_i||_2 over the operand tokens."""
-    e = E[:p].double()
+def med(E: torch.Tensor, p: int, start: int = 0) -> float:
+    """Main embedding diff: mean over i = 0..p-2 of ||e_{i+1} - e_i||_2 over the operand tokens, whose
+    embeddings are rows start..start+p-1."""
+    e = E[start:start + p].double()
     return (e[1:] - e[:-1]).norm(dim=1).mean().item()
 
 

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from groklab.config import MeasuresConfig
+from groklab.data.encoding import operand_rows
 from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
 from groklab.measures.hessian import hessian_measures
@@ -63,9 +64,10 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
         elif name == "progress":
             scalars.update(norm_measures(model))
             scalars.update(grad_measures(model, X, y, loss_fn))
-            tables = [t for t in model.blocks()["E"] if t.dim() == 2 and t.shape[0] >= p]  # not positional
-            if tables:  # 004: with one table per operand, the average of their MEDs
-                scalars["progress/MED"] = sum(med(t, p) for t in tables) / len(tables)
+            E = model.blocks()["E"]
+            if E and E[0].shape[0] >= p:  # 004 Def 4.2; with each operand's own ids, the sum over operands
+                rows = operand_rows(p, cfg.encoding, X.shape[1] - 1 if cfg.encoding == "sep" else 1)
+                scalars["progress/MED"] = sum(med(E[0], p, r.start) for r in rows)
         elif name == "token_grads":
             idx = exp.sampler.batch(step)
             xb, yb = (X, y) if idx is None else (X[idx], y[idx])
