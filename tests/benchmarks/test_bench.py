@@ -21,5 +21,6 @@ def test_bench_transformer_smoke(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["bench_transformer.py", "--smoke", "--json", str(out)])
     bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_transformer.py"))
     assert bench["main"]() == 0
-    res = json.loads(out.read_text())
-    assert res["ratio"] > 0 and res["layers"] == 2
+    res = {r["case"]: r for r in json.loads(out.read_text())}
+    assert res["power"]["ratio"] > 0 and res["power"]["layers"] == 2
+    assert res["beyond"]["ratio"] > 0 and res["beyond"]["layers"] == 1 and res["beyond"]["batch"] == "full"

@@ -138,3 +138,32 @@ def test_dropout_only_in_training(name):
     assert not torch.equal(model(x), model(x))
     model.eval()
     assert torch.equal(model(x), model(x))
+
+
+def test_the_transformer_of_004s_code():
+    """1 layer, no LayerNorm, no Q/K/V/O or unembedding biases, N(0, 1/d_model) init, [a, b, =]: the parameter
+    count of 004's released model at p = 97 is 222,592."""
+    from groklab.engine.setup import build
+
+    e = build(make_config(["model=transformer", "model.depth=1", "model.norm=none", "model.bias=false",
+                           "model.init=scaled", "model.act=relu", "encoding=eq", "p=97", "task=add"]))
+    params = dict(e.model.named_parameters())
+    assert sum(t.numel() for t in params.values()) == 222_592
+    assert "U.bias" not in params and "blocks_.0.W_qkv.bias" not in params and "blocks_.0.mlp.0.bias" in params
+    assert abs(params["blocks_.0.W_qkv.weight"].std().item() - 128 ** -0.5) < 0.002
+    assert abs(params["E.weight"].std().item() - 128 ** -0.5) < 0.005
+    assert params["blocks_.0.mlp.0.bias"].abs().sum() == 0
+    assert e.X_train.shape[1] == 3 and int(e.X_train[:, 2].unique()) == 97
+
+
+def test_toeplitz_embedding_of_004s_code():
+    import torch
+
+    from groklab.models import make_embedding
+
+    torch.manual_seed(0)
+    E = make_embedding(5, 8, init="toeplitz").weight.detach()
+    r = E[0] * 8 ** 0.5  # token 0's row is r itself
+    assert all(torch.allclose(E[t, i] * 8 ** 0.5, r[abs(i - t)]) for t in range(5) for i in range(8))
+    with pytest.raises(Exception, match="vocab"):
+        make_embedding(9, 8, init="toeplitz")

@@ -16,8 +16,8 @@ SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
 ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"]
 OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
-Encoding = Literal["op", "no_op", "sep"]
-EmbInit = Literal["normal", "circulant"]
+Encoding = Literal["op", "no_op", "eq", "sep"]
+EmbInit = Literal["normal", "circulant", "toeplitz"]
 TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
     get_args(t) for t in (TaskName, SplitName, ModelName, OptimName, SamplerName, Encoding, EmbInit))
 
@@ -65,9 +65,15 @@ class ModelConfig(Section):
     n_heads: int = Field(4, ge=1)  # transformer attention heads
     norm: Literal["pre", "post", "none"] = "post"  # transformer LayerNorm placement (Power et al.: post)
     dropout: float = Field(0.0, ge=0, lt=1)  # after hidden activations / attention and MLP / between RNN layers
-    emb_init: EmbInit = "normal"  # circulant: rows = shifts of one random vector (004 App. E)
+    # circulant: rows = shifts of one N(0, std^2) vector (004 App. E's words); toeplitz: 004's code, token t's
+    # row r[|i - t|] / sqrt(d_emb) from one U[0, 1) vector r (symmetric Toeplitz; needs vocab <= d_emb)
+    emb_init: EmbInit = "normal"
     emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
     freeze_emb: bool = False  # keep the embedding at its init
+    bias: bool = True  # transformer: biases in Q/K/V/O and the unembedding (004's code, Nanda et al.: none)
+    # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
+    # (004's code, Nanda et al.)
+    init: Literal["torch", "scaled"] = "torch"
 
     @model_validator(mode="before")
     @classmethod
@@ -236,7 +242,8 @@ class MeasuresConfig(Section):
 class Config(Section):
     task: TaskConfig = TaskConfig()
     p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
-    encoding: Encoding = "op"  # [a, op, b, =], [a, b], or sep: [a, p+b, =] (each operand its own ids, 004's code)
+    # op: [a, op, b, =]; no_op: [a, b]; eq: [a, b, =] (004's released code); sep: [a, p+b, =] (own ids per operand)
+    encoding: Encoding = "op"
     split: SplitConfig = SplitConfig()
     model: ModelConfig = ModelConfig()
     optim: OptimConfig = OptimConfig()
@@ -277,6 +284,9 @@ class Config(Section):
             raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
         if s.name in ("square", "strip") and s.test_reserve is not None:
             raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+        if m.name != "transformer" and (not m.bias or m.init != "torch"):
+            raise ConfigError("model.bias" if not m.bias else "model.init", m.bias if not m.bias else m.init,
+                              "only for model=transformer")
         if m.name == "transformer" and m.d_emb % m.n_heads:
             raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
         if m.name == "mlp":  # raw values: no embedding to scale, sample by or initialise

@@ -22,7 +22,8 @@ def build_model(cfg, n_ctx: int, vocab: int) -> nn.Module:
                         d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, **emb)
         elif m.name == "transformer":
             model = Transformer(cfg.p, n_ctx, vocab, d_model=m.d_emb, n_heads=m.n_heads, d_mlp=m.d_hidden,
-                                n_layers=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, **emb)
+                                n_layers=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,
+                                init=m.init, **emb)
         else:
             model = RNN(cfg.p, vocab, kind="lstm" if m.name == "lstm" else "rnn", d_emb=m.d_emb,
                         d_hidden=m.d_hidden, n_layers=m.depth, bidirectional=m.name == "birnn",

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from groklab.config import EMB_INITS
+from groklab.errors import ConfigError
 
 
 def circulant(v: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
@@ -25,6 +26,12 @@ def make_embedding(vocab: int, d: int, std: float = 1.0, init: str = "normal", f
             # one random vector of length max(vocab, d), so no two token rows coincide
             v = torch.randn(max(vocab, d)) * std
             E.weight.copy_(circulant(v, vocab, d))
+        elif init == "toeplitz":  # 004's code: scipy.linalg.toeplitz(r, r)[:, :vocab] / sqrt(d), r ~ U[0, 1)
+            if vocab > d:
+                raise ConfigError("model.emb_init", init, f"needs vocab ({vocab}) <= d_emb ({d})")
+            r = torch.rand(d)
+            t, i = torch.arange(vocab).unsqueeze(1), torch.arange(d).unsqueeze(0)
+            E.weight.copy_(r[(i - t).abs()] / d ** 0.5)
         else:
             raise ValueError(f"unknown embedding init {init!r}; allowed: {', '.join(EMB_INITS)}")
     E.weight.requires_grad_(not freeze)
