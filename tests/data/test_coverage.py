@@ -111,3 +111,30 @@ def test_validation():
         coverage(make_table("add", 5), torch.tensor([0]), torch.tensor([1]), 0)
     with pytest.raises(ConfigError):
         coverage_bound(97, 0.3, 0)
+
+
+@pytest.mark.parametrize("task", ["add", "a^2+a*b+b^2"])
+@pytest.mark.parametrize("wrap", [False, True])
+def test_symmetric_and_same_class_coverage_match_brute_force(task, wrap):
+    """A training row also covers from its mirror (b, a); with same_class only rows with the test row's
+    answer count. Checked against the definition on a small grid, every n."""
+
+    p = 11
+    t = make_table("add", p) if task == "add" else make_table("poly", p, expr=task)
+    s = make_split(t, "square", frac_train=0.3, seed=2, k=4)
+    ops, y = t.operands.tolist(), t.y.tolist()
+    tr, te = s.train.tolist(), s.test.tolist()
+
+    def dist(u, v):
+        da, db = abs(u[0] - v[0]), abs(u[1] - v[1])
+        return (min(da, p - da) + min(db, p - db)) if wrap else da + db
+
+    for n in (1, 2, 3, 5):
+        for sym in (False, True):
+            for cls in (False, True):
+                want = 0
+                for i in te:
+                    src = [(ops[j], y[j]) for j in tr] + ([((ops[j][1], ops[j][0]), y[j]) for j in tr] if sym else [])
+                    want += any(dist(ops[i], c) < n and (not cls or yc == y[i]) for c, yc in src)
+                got = coverage(t, s.train, s.test, n, wrap=wrap, symmetric=sym, same_class=cls)
+                assert got == pytest.approx(want / len(te)), (n, sym, cls)

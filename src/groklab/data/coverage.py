@@ -21,39 +21,49 @@ def _check_n(n) -> None:
 
 
 def _dilate(mask: torch.Tensor, wrap: bool) -> torch.Tensor:
-    """One step of 4-neighbour growth on the p x p grid (a torus if wrap)."""
+    """One step of 4-neighbour growth on the last two (p x p) dims (a torus if wrap)."""
     out = mask.clone()
     if wrap:
-        for dim in (0, 1):
+        for dim in (-2, -1):
             out |= mask.roll(1, dim) | mask.roll(-1, dim)
     else:
-        out[1:, :] |= mask[:-1, :]
-        out[:-1, :] |= mask[1:, :]
-        out[:, 1:] |= mask[:, :-1]
-        out[:, :-1] |= mask[:, 1:]
+        out[..., 1:, :] |= mask[..., :-1, :]
+        out[..., :-1, :] |= mask[..., 1:, :]
+        out[..., :, 1:] |= mask[..., :, :-1]
+        out[..., :, :-1] |= mask[..., :, 1:]
     return out
 
 
-def coverage(table: Table, train: torch.Tensor, test: torch.Tensor, n: int, wrap: bool = False) -> float:
+def coverage(table: Table, train: torch.Tensor, test: torch.Tensor, n: int, wrap: bool = False,
+             symmetric: bool = False, same_class: bool = False) -> float:
     """Fraction of test rows within Manhattan distance < n of some training row on the (a, b) grid.
 
-    wrap=True measures distance on the torus Z_p x Z_p; 004 does not say which, so the default is
-    the plain grid (its "each training point covers exactly C points" holds only on the torus).
+    wrap=True measures distance on the torus Z_p x Z_p (004's proof of Thm 3.12 needs it: "each training
+    point covers exactly C points"); the default is the plain grid. symmetric: a training row (a, b) also
+    covers from (b, a) (a model with shared operand ids sees both orders of a symmetric task). same_class:
+    only training rows with the test row's answer count (the equivalence classes of 004 Def 3.1).
     """
     if table.n_operands != 2:
         raise ConfigError("task.name", table.name, "coverage needs a 2-operand task")
     _check_n(n)
     if len(test) == 0:
         return 1.0  # vacuous: nothing to cover (a NaN here would stop a run for no reason)
-    p = table.p
-    covered = torch.zeros(p, p, dtype=torch.bool)
-    ops = table.operands
-    covered[ops[train, 0], ops[train, 1]] = True
+    p, ops = table.p, table.operands
+    a, b = ops[train, 0], ops[train, 1]
+    if symmetric:
+        a, b = torch.cat([a, b]), torch.cat([b, a])
+    classes = torch.cat([table.y[train]] * (2 if symmetric else 1)) if same_class else torch.zeros_like(a)
+    covered = torch.zeros(int(classes.max()) + 1 if len(classes) else 1, p, p, dtype=torch.bool)
+    covered[classes, a, b] = True
     # Multi-source BFS: after s steps the mask holds every cell at distance <= s from train.
     # Beyond 2(p-1) steps nothing changes (the diameter of the grid).
     for _ in range(min(n - 1, 2 * (p - 1))):
         covered = _dilate(covered, wrap)
-    return covered[ops[test, 0], ops[test, 1]].float().mean().item()
+    test_class = table.y[test] if same_class else torch.zeros(len(test), dtype=torch.long)
+    ok = test_class < covered.shape[0]
+    hit = torch.zeros(len(test), dtype=torch.bool)
+    hit[ok] = covered[test_class[ok], ops[test[ok], 0], ops[test[ok], 1]]
+    return hit.float().mean().item()
 
 
 def coverage_bound(p: int, frac_train: float, n: int) -> dict:
