@@ -138,3 +138,22 @@ def test_symmetric_and_same_class_coverage_match_brute_force(task, wrap):
                     want += any(dist(ops[i], c) < n and (not cls or yc == y[i]) for c, yc in src)
                 got = coverage(t, s.train, s.test, n, wrap=wrap, symmetric=sym, same_class=cls)
                 assert got == pytest.approx(want / len(te)), (n, sym, cls)
+
+
+def test_expected_coverage_is_the_mean_over_every_training_set():
+    """Enumerate every training set of 4 rows of the pool (a 5 x 5 grid minus a SQUARE holdout): the mean
+    coverage of the remaining rows equals the closed form, for every n, grid or torus, mirror or not."""
+    import itertools
+
+    from groklab.data.coverage import expected_coverage
+
+    t = make_table("add", 5)
+    s = make_split(t, "square", frac_train=0.2, k=1, seed=0)
+    pool = [i for i in range(25) if i not in set(s.holdout.tolist())]
+    for n in (1, 2, 3):
+        for wrap in (False, True):
+            for sym in (False, True):
+                got = [coverage(t, torch.tensor(tr), torch.tensor([i for i in range(25) if i not in tr]), n,
+                                wrap=wrap, symmetric=sym) for tr in itertools.combinations(pool, 4)]
+                want = expected_coverage(t, torch.tensor(pool), 4, n, wrap, sym)
+                assert sum(got) / len(got) == pytest.approx(want, abs=1e-9), (n, wrap, sym)

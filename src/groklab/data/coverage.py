@@ -76,3 +76,56 @@ def coverage_bound(p: int, frac_train: float, n: int) -> dict:
     p_uncovered = math.exp(-frac_train * C)
     return {"C": C, "p_uncovered": p_uncovered, "expected_uncovered": p * p * p_uncovered,
             "alpha_needed": math.log(p * p) / C}
+
+
+def covered_probability(table: Table, pool: torch.Tensor, n_train: int, cells: torch.Tensor, n: int,
+                        wrap: bool = False, symmetric: bool = False) -> torch.Tensor:
+    """P(cell is covered) for each of `cells` when train is n_train rows drawn uniformly without replacement
+    from `pool`; a cell that is itself in the pool is taken as not drawn (it is a test cell).
+
+    Exact: with m the pool cells that would cover it (distance < n, or the mirror within distance < n when
+    symmetric) and P the pool size, P(uncovered) = C(P - m, n_train) / C(P, n_train).
+    """
+    if table.n_operands != 2:
+        raise ConfigError("task.name", table.name, "coverage needs a 2-operand task")
+    _check_n(n)
+    p, ops = table.p, table.operands
+    in_pool = torch.zeros(p * p, dtype=torch.bool)
+    in_pool[ops[pool, 0] * p + ops[pool, 1]] = True
+    offs = torch.tensor([(x, y) for x in range(-(n - 1), n) for y in range(-(n - 1 - abs(x)), n - abs(x))])
+    a = ops[cells, 0, None] + offs[:, 0]  # [n_cells, C]
+    b = ops[cells, 1, None] + offs[:, 1]
+    if wrap:
+        a, b, valid = a % p, b % p, torch.ones_like(a, dtype=torch.bool)
+    else:
+        valid = (a >= 0) & (a < p) & (b >= 0) & (b < p)
+    codes = torch.where(valid, a * p + b, -1)
+    if symmetric:
+        codes = torch.cat([codes, torch.where(valid, b * p + a, -1)], 1)
+    self_code = ops[cells, 0] * p + ops[cells, 1]
+    codes = torch.where(codes == self_code[:, None], -1, codes).sort(1).values  # a test cell is not drawn
+    fresh = torch.ones_like(codes, dtype=torch.bool)
+    fresh[:, 1:] = codes[:, 1:] != codes[:, :-1]
+    m = (fresh & (codes >= 0) & in_pool[codes.clamp(min=0)]).sum(1).tolist()
+    own = in_pool[self_code].tolist()
+    lg, out = math.lgamma, []
+    for k, o in zip(m, own):
+        P = len(pool) - int(o)  # the other pool cells
+        out.append(1.0 - (math.exp(lg(P - k + 1) - lg(P - k - n_train + 1) - lg(P + 1) + lg(P - n_train + 1))
+                          if P - k >= n_train else 0.0))
+    return torch.tensor(out, dtype=torch.float64)
+
+
+def expected_coverage(table: Table, pool: torch.Tensor, n_train: int, n: int, wrap: bool = False,
+                      symmetric: bool = False) -> float:
+    """Expected share of test rows covered when train is n_train uniform rows of `pool` and test is every
+    other row (the holdout outside the pool, and the pool rows not drawn): sum of P(covered) over the
+    expected test set, divided by its size. For a random split of the whole table this is 004 Thm 3.12's
+    estimate without its approximations (finite grid, no independence, no union bound)."""
+    rest = torch.ones(len(table), dtype=torch.bool)
+    rest[pool] = False
+    held = torch.nonzero(rest).flatten()
+    h = covered_probability(table, pool, n_train, held, n, wrap, symmetric).sum().item() if len(held) else 0.0
+    r = covered_probability(table, pool, n_train, pool, n, wrap, symmetric).sum().item()
+    w = 1 - n_train / len(pool)  # each pool row is a test row with this probability
+    return (h + w * r) / (len(held) + w * len(pool))

@@ -4,12 +4,13 @@
 """
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
-from groklab.config import make_config, validate
+from groklab.config import make_config, parse_override, validate
 from groklab.experiments.spec import RunSpec
 from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest
 from groklab.sweep import Progress, Run, plan, run_units
@@ -45,8 +46,13 @@ def default_jobs() -> int:
 
 
 def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) -> list:
-    """The figure's runs, with `overrides` (e.g. p=31) appended to every run's config."""
-    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in module.runs(profile, seeds)]
+    """The figure's runs, with `overrides` (e.g. p=31) appended to every run's config. A module whose runs()
+    takes `p` gets the overridden modulus, to rescale what is tied to it (004's SQUARE/STRIP k)."""
+    kw = {}
+    if "p" in inspect.signature(module.runs).parameters:
+        ps = [o for o in overrides if parse_override(o)[0] == "p"]
+        kw["p"] = make_config([ps[-1]]).p if ps else None  # validated first: one-line error on p=abc
+    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in module.runs(profile, seeds, **kw)]
 
 
 def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,

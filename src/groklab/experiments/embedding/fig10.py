@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
+from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import run_table
 from groklab.plots.style import STYLE, plt, save
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
+from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series

@@ -12,7 +12,8 @@ import torch
 from groklab.config import make_config
 from groklab.data import token_counts
 from groklab.engine.setup import build
-from groklab.experiments.spec import Claim, RunSpec, base_overrides, seeded
+from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
 
