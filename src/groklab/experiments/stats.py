@@ -97,3 +97,36 @@ def med_test_loss_corr(rows: Sequence[dict]) -> Optional[float]:
 
     rho = spearmanr(*zip(*pairs)).statistic
     return None if not np.isfinite(rho) else float(rho)
+
+
+def mean_ci(values: Iterable[Optional[float]], level: float = 0.95) -> dict:
+    """Mean and a t-interval over the defined values: {"n", "mean", "lo", "hi"} (lo/hi None for n < 2)."""
+    from scipy import stats as st
+
+    v = [float(x) for x in values if not _missing(x)]
+    if not v:
+        return {"n": 0, "mean": None, "lo": None, "hi": None}
+    m = statistics.fmean(v)
+    if len(v) < 2:
+        return {"n": 1, "mean": m, "lo": None, "hi": None}
+    half = st.t.ppf(0.5 + level / 2, len(v) - 1) * statistics.stdev(v) / math.sqrt(len(v))
+    return {"n": len(v), "mean": m, "lo": m - half, "hi": m + half}
+
+
+def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0) -> dict:
+    """Spearman rho between a group key x and the mean of its per-seed values y, with a bootstrap 95% CI
+    (seeds resampled within each group). groups: {x: [y per seed]}."""
+    from scipy.stats import spearmanr
+
+    xs = sorted(k for k, v in groups.items() if v)
+    if len(xs) < 3:
+        return {"rho": None, "lo": None, "hi": None}
+    rho = lambda ys: spearmanr(xs, ys).statistic  # noqa: E731
+    point = rho([statistics.fmean(groups[x]) for x in xs])
+    rng, boots = np.random.default_rng(seed), []
+    for _ in range(reps):
+        r = rho([float(np.mean(rng.choice(groups[x], len(groups[x])))) for x in xs])
+        if np.isfinite(r):
+            boots.append(r)
+    lo, hi = (np.percentile(boots, [2.5, 97.5]).tolist() if boots else (None, None))
+    return {"rho": None if not np.isfinite(point) else float(point), "lo": lo, "hi": hi}

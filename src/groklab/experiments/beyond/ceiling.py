@@ -1,0 +1,61 @@
+"""Coverage ceilings of a run's split (004 Thm 3.10-3.12, Remark 3.11) and the per-run grokking events.
+
+A test pair can only be imitated from training pairs nearby (Thm 3.10): the share of test pairs within
+Manhattan distance < n of a training pair bounds the test accuracy grokking can reach. We use the torus
+(the proof of Thm 3.12 needs every point to cover exactly C = 2n^2 - 2n + 1 points), n = 5 (the smallest n
+whose bound ln(p^2)/C lies below 004's 30% at p = 97; the paper never states n), and, because 004's model
+shares operand ids and a + b is symmetric, a training pair (a, b) also covers from (b, a). Uncovered pairs
+can still be right by chance (1/p): ceiling = cov + (1 - cov) / p. Reported: the exact coverage of each
+run's actual split, and the expected coverage over random training sets of the same size (exact
+hypergeometric form of Thm 3.12's estimate).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from groklab.data import coverage, expected_coverage, make_split, make_table
+
+N_COVER = 5
+
+
+def split_of(row) -> tuple:
+    """The (table, split) a run trained on, rebuilt from its config columns."""
+    expr = row.get("task.expr")
+    table = make_table(row["task.name"], int(row["p"]), expr=expr if isinstance(expr, str) else None)
+    k = row.get("split.k")
+    split = make_split(table, row["split.name"], frac_train=float(row["split.frac_train"]),
+                       seed=int(row["split.seed"]), k=None if pd.isna(k) else int(k),
+                       frac_of=row.get("split.frac_of", "table"))
+    return table, split
+
+
+def ceilings(row, n: int = N_COVER, symmetric: bool = True) -> dict:
+    """Exact and expected coverage ceilings (chance-corrected) of one run's split."""
+    table, s = split_of(row)
+    p = table.p
+    exact = coverage(table, s.train, s.test, n, wrap=True, symmetric=symmetric)
+    pool = torch.ones(len(table), dtype=torch.bool)
+    pool[s.holdout] = False
+    expected = expected_coverage(table, torch.nonzero(pool).flatten(), len(s.train), n, wrap=True,
+                                 symmetric=symmetric)
+    lift = lambda c: c + (1 - c) / p  # noqa: E731
+    return {"ceiling": lift(exact), "ceiling_expected": lift(expected), "coverage": exact,
+            "n_train": len(s.train), "n_test": len(s.test)}
+
+
+def events(df: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the run table's events plus `u_or_max` -- U-Acc, or when grokking never took off, the
+    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67)."""
+    from groklab.experiments.stats import run_table
+
+    t = run_table(df)
+    if t.empty:
+        return t
+    best = {}
+    for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
+        fit = g[g["train/acc"] >= 0.99]
+        after = g[g["step"] >= fit["step"].min()] if len(fit) else g
+        best[run] = float(after["test/acc"].max())
+    t["u_or_max"] = [u if pd.notna(u) else best[r] for r, u in zip(t["run"], t["u_acc"])]
+    return t

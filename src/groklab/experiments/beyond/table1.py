@@ -1,0 +1,177 @@
+"""Table 1 of paper 004: SQUARE and STRIP holdouts cap the test accuracy grokking reaches.
+
+Runs: the random-split baseline, SQUARE k in {30, ..., 60} (a <= k and b <= k held out) and STRIP k in
+{67, 60, 50, 40} (a <= k held out), k stated for p = 97 and rescaled by p/97 (quick: p = 41), frac 0.3 of
+the whole table (STRIP 67 trains on the whole 29 x 97 remainder, as 004's code), weight decay 1.
+Per run: U-Acc, L-Acc, GO-epoch (groklab.measures.curves: go_step is the first eval step from the fit of
+the training set on with test accuracy 0.1 above its value then; "disappear" when there is none).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from groklab.experiments.beyond.ceiling import N_COVER, ceilings, events
+from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
+from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.stats import mean_ci, spearman_boot
+from groklab.plots.curves import acc_grid
+from groklab.plots.style import STYLE, plt, save
+from groklab.store import write_json
+
+NAME = "table1"
+TITLE = "SQUARE / STRIP holdouts cap the test accuracy of grokking (Table 1), with coverage ceilings"
+PAPER = ("With a random 30% split test accuracy rises near epoch 5,000 and reaches 1. Holding out a SQUARE "
+         "(a, b <= k) or STRIP (a <= k) lowers the highest accuracy grokking reaches (U-Acc) as k grows; at "
+         "STRIP k = 67 grokking disappears. The ceiling is set by how the training set covers the test set "
+         "within a Manhattan distance (Thm 3.10-3.12).")
+SQUARE, STRIP = (30, 35, 40, 45, 50, 55, 60), (67, 60, 50, 40)
+# Table 1 (U-Acc %, L-Acc %, GO-epoch; None: "disappear")
+TABLE = {("square", 30): (99.04, 91.27, 1500), ("square", 35): (91.07, 80.73, 1500),
+         ("square", 40): (84.50, 81.68, 1700), ("square", 45): (79.03, 76.07, 1900),
+         ("square", 50): (77.39, 66.02, 3400), ("square", 55): (62.09, 57.69, 2600),
+         ("square", 60): (57.31, 55.18, 2200), ("strip", 67): (7.56, 3.58, None),
+         ("strip", 60): (33.25, 17.05, 900), ("strip", 50): (80.10, 73.61, 1600),
+         ("strip", 40): (89.89, 84.80, 1300)}
+REACH = 0.99  # the random baseline "reaches 1"
+NOISE = 2.0  # "seed noise": 2 standard errors of the mean U-Acc over seeds ...
+NOISE_FLOOR = 0.02  # ... and at least 2 points (one seed has no standard error)
+
+
+QUICK = ["steps=5000"]  # the holdout runs grok later than the random split: measured still rising at 3,000
+
+
+def runs(profile: str, seeds: int, p: int | None = None) -> list[RunSpec]:
+    base, p = base_overrides(profile, QUICK), modulus(profile, p)
+    out = seeded("random/k0", base + ["split=random"], seeds)
+    for name, ks in (("square", SQUARE), ("strip", STRIP)):
+        for k in ks:
+            out += seeded(f"{name}/k{k}", base + [f"split={name}", f"split.k={scale_k(k, p)}"], seeds)
+    return out
+
+
+def table(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (split, paper k): events mean and 95% CI over seeds, ceilings, the paper's values."""
+    t = events(df)
+    if t.empty:
+        return t
+    t["group"], t["k97"] = zip(*[(r.split("/")[0], int(r.split("/")[1][1:])) for r in t["run"]])
+    cols = [ceilings(row) for _, row in t.iterrows()]
+    t = pd.concat([t.reset_index(drop=True), pd.DataFrame(cols)], axis=1)
+    rows = []
+    for (group, k97), g in t.groupby(["group", "k97"], sort=False):
+        u, lo, go = mean_ci(g["u_or_max"]), mean_ci(g["l_acc"]), mean_ci(g["go_step"])
+        paper = TABLE.get((group, k97), (None, None, None))
+        rows.append({"split": group, "k97": k97, "k": int(g["split.k"].iloc[0]) if group != "random" else None,
+                     "p": int(g["p"].iloc[0]), "seeds": len(g), "U": u["mean"], "U_lo": u["lo"], "U_hi": u["hi"],
+                     "U_se": _se(g["u_or_max"]), "L": lo["mean"], "GO": go["mean"], "GO_lo": go["lo"],
+                     "GO_hi": go["hi"], "grokked": int(g["go_step"].notna().sum()),
+                     "U_per_seed": [round(x, 4) for x in g["u_or_max"]],
+                     "GO_per_seed": [None if pd.isna(x) else int(x) for x in g["go_step"]],
+                     "ceiling": g["ceiling"].mean(), "ceiling_expected": g["ceiling_expected"].mean(),
+                     "n_train": int(g["n_train"].iloc[0]), "paper_U": paper[0], "paper_L": paper[1],
+                     "paper_GO": paper[2]})
+    return pd.DataFrame(rows)
+
+
+def _se(values) -> float | None:
+    v = [float(x) for x in values if pd.notna(x)]
+    return pd.Series(v).std() / math.sqrt(len(v)) if len(v) > 1 else None
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    tab = table(df) if not df.empty else pd.DataFrame()
+    figs = []
+    if not tab.empty:
+        write_json(out / "table1.json", tab.to_dict(orient="records"))
+        (out / "table1.md").write_text(markdown(tab))
+        figs = _plot(tab, out / "table1") + acc_grid(
+            df.assign(k=df["run"].str.split("/").str[1]), out / "table1_curves", rows=None, cols="split.name",
+            line="k", title="Table 1 runs: test (solid) and train (dashed) accuracy, median over seeds")
+    return figs, claims(tab)
+
+
+def markdown(tab: pd.DataFrame) -> str:
+    f = lambda v, d=1: "–" if _none(v) else f"{100 * v:.{d}f}"  # noqa: E731
+    lines = [f"Table 1 at p = {tab['p'].iloc[0]} ({tab['seeds'].max()} seeds; k scaled from the paper's p = 97). "
+             "U-Acc, L-Acc in %, mean [95% CI]; GO in steps (= epochs, full batch). Ceilings: chance-corrected "
+             f"coverage of the test set within torus distance < {N_COVER} (mirror pairs count), exact and "
+             "expected over random training sets.", "",
+             "| split | k (97) | k | U-Acc | paper | L-Acc | paper | GO | paper | ceiling | expected |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for _, r in tab.iterrows():
+        ci = "" if _none(r["U_lo"]) else f" [{f(r['U_lo'])}, {f(r['U_hi'])}]"
+        go = ("disappear" if r["grokked"] == 0 else f"{r['GO']:.0f}" + ("" if r["grokked"] == r["seeds"]
+                                                                      else f" ({r['grokked']}/{r['seeds']})"))
+        known = not _none(r["paper_U"])
+        pg = "–" if not known else ("disappear" if _none(r["paper_GO"]) else f"{r['paper_GO']:.0f}")
+        paper = lambda v: "–" if _none(v) else f"{v:.2f}"  # noqa: E731
+        k = "–" if _none(r["k"]) else f"{r['k']:.0f}"
+        lines.append(f"| {r['split']} | {r['k97'] or '–'} | {k} | {f(r['U'])}{ci} "
+                     f"| {paper(r['paper_U'])} | {f(r['L'])} | {paper(r['paper_L'])} | {go} | {pg} "
+                     f"| {f(r['ceiling'])} | {f(r['ceiling_expected'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def _none(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), sharey=True)
+        for ax, group in zip(axes, ("square", "strip")):
+            g = tab[tab["split"] == group].sort_values("k97")
+            lo = [min(v) for v in g["U_per_seed"]]
+            hi = [max(v) for v in g["U_per_seed"]]
+            ax.fill_between(g["k97"], lo, hi, alpha=0.2, color="C0", lw=0)
+            ax.plot(g["k97"], g["U"], "o-", color="C0", label="U-Acc (ours)")
+            ax.plot(g["k97"], g["L"], "s--", color="C0", ms=3, label="L-Acc (ours)")
+            ax.plot(g["k97"], [v / 100 if v is not None else None for v in g["paper_U"]], "x", color="C3",
+                    label="U-Acc (paper)")
+            ax.plot(g["k97"], g["ceiling"], "-", color="0.3", lw=1, label=f"coverage ceiling (n={N_COVER})")
+            ax.plot(g["k97"], g["ceiling_expected"], ":", color="0.3", lw=1, label="expected ceiling")
+            ax.set(title=group.upper(), xlabel="k (stated for p = 97)", ylim=(0, 1.02))
+        axes[0].set_ylabel("test accuracy")
+        axes[1].legend(fontsize=6)
+        fig.suptitle("Table 1: U-Acc against the holdout size, with the coverage ceilings")
+        return save(fig, path, pdf=True)
+
+
+def claims(tab: pd.DataFrame) -> list[Claim]:
+    if tab.empty:
+        return [Claim("table1", "Table 1's claims", "no runs", holds=False, note="no runs to analyse")]
+    by = {(r["split"], r["k97"]): r for _, r in tab.iterrows()}
+    rnd = by.get(("random", 0))
+    out = [Claim("random_reaches_one", "With a random 30% split, test accuracy eventually reaches 1.",
+                 f"U-Acc per seed; holds if every seed reaches >= {REACH}",
+                 {"random": rnd["U_per_seed"] if rnd is not None else []},
+                 {"mean": rnd["U"] if rnd is not None else None},
+                 rnd is not None and min(rnd["U_per_seed"]) >= REACH)]
+    for group in ("square", "strip"):
+        groups = {k: r["U_per_seed"] for (s, k), r in by.items() if s == group}
+        sp = spearman_boot(groups)
+        out.append(Claim(f"{group}_u_falls_with_k", f"U-Acc falls as the {group.upper()} holdout k grows.",
+                         "Spearman rho between k and the mean U-Acc over seeds (U-Acc: the highest test accuracy "
+                         "from GO on; the highest after the fit when grokking never takes off), 95% CI by "
+                         "resampling seeds within each k; holds if the CI lies below 0",
+                         {f"k={k}": v for k, v in sorted(groups.items())}, sp,
+                         sp["hi"] is not None and sp["hi"] < 0))
+    s67 = by.get(("strip", 67))
+    out.append(Claim("strip67_disappears", "At STRIP k = 67, grokking disappears.",
+                     "go_step per seed (None: test accuracy never rose 0.1 above its value at the fit); holds "
+                     "if it is None on every seed", {"strip k=67": s67["GO_per_seed"] if s67 is not None else []},
+                     {"max test acc after fit": s67["U"] if s67 is not None else None},
+                     s67 is not None and s67["grokked"] == 0))
+    excess = {f"{s} k={k}": r["U"] - r["ceiling"] for (s, k), r in by.items()}
+    margin = {f"{s} k={k}": max(NOISE * (r["U_se"] or 0.0), NOISE_FLOOR) for (s, k), r in by.items()}
+    out.append(Claim("u_within_coverage_ceiling", "Measured U-Acc never exceeds the coverage ceiling by more "
+                     "than seed noise (Thm 3.10-3.12).",
+                     f"mean U-Acc minus the chance-corrected exact coverage ceiling (torus distance < {N_COVER}, "
+                     f"mirror pairs count) per split; holds if every excess <= max({NOISE} standard errors, "
+                     f"{NOISE_FLOOR})", {"excess": excess, "margin": margin},
+                     {"largest excess": max(excess.values())},
+                     all(excess[k] <= margin[k] for k in excess)))
+    return out

@@ -1,0 +1,56 @@
+"""Paper 004 experiments at tiny sizes: runs through the real loop, tables, ceilings and claims."""
+import json
+
+import pandas as pd
+import pytest
+
+from groklab.experiments import reproduce
+from groklab.experiments.beyond import table1
+from groklab.experiments.beyond.profile import scale_k
+
+TINY = ("p=13", "model.d_emb=16", "model.d_hidden=32", "steps=60", "eval.every=10")
+
+
+def test_k_is_rescaled_by_p_over_97():
+    assert [scale_k(k, 41) for k in table1.SQUARE] == [13, 15, 17, 19, 21, 23, 25]
+    assert scale_k(67, 41) == 28 and scale_k(67, 97) == 67 and scale_k(96, 13) == 11
+    specs = {s.name: s.overrides for s in table1.runs("quick", 1, p=13)}
+    assert "split.k=9" in specs["strip/k67/s0"] and "split.k=4" in specs["square/k30/s0"]
+
+
+@pytest.fixture(scope="module")
+def table1_tree(tmp_path_factory):
+    out = tmp_path_factory.mktemp("beyond")
+    reproduce("beyond/table1", out, profile="quick", seeds=2, jobs=1, echo=lambda *a: None, overrides=TINY)
+    return out / "table1"
+
+
+def test_table1_end_to_end(table1_tree):
+    doc = json.loads((table1_tree / "claims.json").read_text())
+    assert {c["id"] for c in doc["claims"]} == {"random_reaches_one", "square_u_falls_with_k",
+                                                "strip_u_falls_with_k", "strip67_disappears",
+                                                "u_within_coverage_ceiling"}
+    rows = {(r["split"], r["k97"]): r for r in json.loads((table1_tree / "table1.json").read_text())}
+    assert len(rows) == 12 and all(r["seeds"] == 2 and len(r["U_per_seed"]) == 2 for r in rows.values())
+    s67 = rows[("strip", 67)]  # 13 - 10 = 3 rows of a remain: 39 < 50 asked, so it trains on all 39
+    assert s67["k"] == 9 and s67["n_train"] == 39 and rows[("square", 30)]["n_train"] == int(0.3 * 169)
+    assert all(0 < r["ceiling"] <= 1 and 0 < r["ceiling_expected"] <= 1 for r in rows.values())
+    assert rows[("square", 30)]["paper_U"] == 99.04 and "| strip | 67 | 9 |" in (table1_tree / "table1.md").read_text()
+    assert (table1_tree / "table1.png").is_file() and (table1_tree / "table1_curves.png").is_file()
+
+
+def test_table1_claims_on_synthetic_rows():
+    def row(split, k, us, gos, ceiling=0.9):
+        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
+                "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling}
+
+    rows = [row("random", 0, [1.0, 0.995], [500, 600], 1.0)]
+    rows += [row("square", k, [1 - k / 100, 1 - k / 100 - 0.01], [500, 500]) for k in table1.SQUARE]
+    rows += [row("strip", k, [1.5 - k / 50, 1.49 - k / 50], [None, None] if k == 67 else [300, 300], 1.0)
+             for k in table1.STRIP]
+    c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
+    assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
+    rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
+    c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
+    ceiling = c["u_within_coverage_ceiling"]
+    assert not ceiling.holds and ceiling.aggregate["largest excess"] > 0.18

@@ -1,0 +1,30 @@
+"""Grokking events on synthetic curves: t_train / t_test / gap, and 004's GO-epoch, U-Acc, L-Acc."""
+from groklab.measures import grok_events
+
+STEPS = list(range(0, 1100, 100))
+
+
+def events(test, train=None, **kw):
+    train = train or [0.5] + [1.0] * (len(test) - 1)
+    return grok_events(STEPS[:len(test)], train, test, **kw)
+
+
+def test_a_plateau_then_a_rise():
+    e = events([0.01, 0.02, 0.02, 0.03, 0.2, 0.6, 0.9, 1.0, 1.0, 1.0, 1.0])
+    assert (e["t_train"], e["test_at_fit"], e["go_step"]) == (100, 0.02, 400)  # 0.2 >= 0.02 + 0.1
+    assert (e["u_acc"], e["l_acc"], e["t_test"], e["gap"]) == (1.0, 1.0, 700, 600)
+
+
+def test_oscillation_after_the_peak_sets_l_acc():
+    e = events([0.0, 0.0, 0.3, 0.8, 0.95, 0.7, 0.9, 0.6, 0.93, 0.94, 0.9])
+    assert e["go_step"] == 200 and e["u_acc"] == 0.95 and e["l_acc"] == 0.6  # lowest after 0.95 was reached
+    late_peak = events([0.0, 0.0, 0.3, 0.5, 0.2, 0.6])
+    assert late_peak["u_acc"] == late_peak["l_acc"] == 0.6  # reached at the last eval: nothing after it
+
+
+def test_never_takes_off_disappears():
+    e = events([0.01, 0.03, 0.05, 0.08, 0.1, 0.12, 0.11])  # +0.09 above the value at the fit: below the rise
+    assert e["go_step"] is None and e["u_acc"] is None and e["l_acc"] is None and e["t_test"] is None
+    assert events([0.01, 0.03, 0.05, 0.09, 0.1, 0.12, 0.11], rise=0.05)["go_step"] == 300
+    unfit = events([0.0, 0.5, 0.9], train=[0.1, 0.2, 0.3])  # the training set is never fit: no grokking
+    assert unfit["t_train"] is None and unfit["go_step"] is None
