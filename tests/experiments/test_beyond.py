@@ -8,7 +8,7 @@ from groklab.experiments import reproduce
 from groklab.experiments.beyond import table1
 from groklab.experiments.beyond.profile import scale_k
 
-TINY = ("p=13", "model.d_emb=16", "model.d_hidden=32", "steps=60", "eval.every=10")
+TINY = ("p=13", "model.d_emb=16", "model.d_hidden=32", "steps=40", "eval.every=10")
 
 
 def test_k_is_rescaled_by_p_over_97():
@@ -19,19 +19,31 @@ def test_k_is_rescaled_by_p_over_97():
 
 
 @pytest.fixture(scope="module")
-def table1_tree(tmp_path_factory):
+def tree(tmp_path_factory):
+    """Every 004 study at a tiny size, one seed, two processes (also the process pool path)."""
     out = tmp_path_factory.mktemp("beyond")
-    reproduce("beyond/table1", out, profile="quick", seeds=2, jobs=1, echo=lambda *a: None, overrides=TINY)
-    return out / "table1"
+    docs = reproduce("beyond/all", out, profile="quick", seeds=1, jobs=2, echo=lambda *a: None, overrides=TINY)
+    return out, {d["figure"]: d for d in docs}
 
 
-def test_table1_end_to_end(table1_tree):
+def test_every_study_runs_draws_and_states_its_claims(tree):
+    out, docs = tree
+    assert set(docs) == {"table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity"}
+    for name, doc in docs.items():
+        assert doc["claims"] and all(set(c) >= {"id", "text", "statistic", "per_seed", "aggregate", "holds"}
+                                     for c in doc["claims"]), name
+        assert all((out / name / f).is_file() for f in doc["figures"]) and doc["figures"], name
+        assert set(doc["health"].values()) <= {"completed"}, (name, doc["health"])
+
+
+def test_table1_end_to_end(tree):
+    table1_tree = tree[0] / "table1"
     doc = json.loads((table1_tree / "claims.json").read_text())
     assert {c["id"] for c in doc["claims"]} == {"random_reaches_one", "square_u_falls_with_k",
                                                 "strip_u_falls_with_k", "strip67_disappears",
-                                                "u_within_coverage_ceiling"}
+                                                "strip_own_ids67_disappears", "u_within_coverage_ceiling"}
     rows = {(r["split"], r["k97"]): r for r in json.loads((table1_tree / "table1.json").read_text())}
-    assert len(rows) == 12 and all(r["seeds"] == 2 and len(r["U_per_seed"]) == 2 for r in rows.values())
+    assert len(rows) == 13 and all(r["seeds"] == 1 and len(r["U_per_seed"]) == 1 for r in rows.values())
     s67 = rows[("strip", 67)]  # 13 - 10 = 3 rows of a remain: 39 < 50 asked, so it trains on all 39
     assert s67["k"] == 9 and s67["n_train"] == 39 and rows[("square", 30)]["n_train"] == int(0.3 * 169)
     assert all(0 < r["ceiling"] <= 1 and 0 < r["ceiling_expected"] <= 1 for r in rows.values())
@@ -48,9 +60,30 @@ def test_table1_claims_on_synthetic_rows():
     rows += [row("square", k, [1 - k / 100, 1 - k / 100 - 0.01], [500, 500]) for k in table1.SQUARE]
     rows += [row("strip", k, [1.5 - k / 50, 1.49 - k / 50], [None, None] if k == 67 else [300, 300], 1.0)
              for k in table1.STRIP]
+    rows += [row("strip_own_ids", 67, [0.02, 0.03], [None, None])]
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]
     assert not ceiling.holds and ceiling.aggregate["largest excess"] > 0.18
+
+
+def test_med_correlation_and_depth_claims_on_synthetic_curves():
+    from groklab.experiments.beyond import depth, med
+
+    steps = list(range(0, 200, 10))
+    rows = []
+    for j in range(len(med.OPS)):
+        for s in (0, 1):
+            for t in steps:  # fit at step 20; then MED and test loss fall together
+                rows.append({"run": f"op{j}/s{s}", "step": t, "train/acc": 1.0 if t >= 20 else 0.5,
+                             "test/loss": 5 - t / 50 + 0.01 * s, "progress/MED": 2 - t / 200})
+    corr = med.correlations(pd.DataFrame(rows))
+    assert all(abs(r[0] - 1) < 1e-9 and abs(r[1] - 1) < 1e-9 for r in corr.values())
+    assert all(c.holds for c in med.claims(corr))
+    amp = {"layers1": [0.01, 0.02], "layers2": [0.1, 0.2], "layers3": [0.3, 0.4]}
+    c = {x.id: x for x in depth.claims(amp, {"layers1": [0, 0], "layers2": [1, 2], "layers3": [3, 5]})}
+    assert c["amplitude_grows_with_depth"].holds and c["drops_grow_with_depth"].holds
+    amp["layers3"] = [0.05, 0.05]
+    assert not depth.claims(amp, {})[0].holds

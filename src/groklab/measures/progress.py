@@ -22,8 +22,14 @@ BLOCKS = ("E", "W", "rest")
 def med(E: torch.Tensor, p: int, start: int = 0) -> float:
     """Main embedding diff: mean over i = 0..p-2 of ||e_{i+1} - e_i||_2 over the operand tokens, whose
     embeddings are rows start..start+p-1."""
+    return consecutive_diffs(E, p, start).mean().item()
+
+
+@torch.no_grad()
+def consecutive_diffs(E: torch.Tensor, p: int, start: int = 0) -> torch.Tensor:
+    """||e_{i+1} - e_i||_2 for i = 0..p-2 over the operand rows start..start+p-1 (float64)."""
     e = E[start:start + p].double()
-    return (e[1:] - e[:-1]).norm(dim=1).mean().item()
+    return (e[1:] - e[:-1]).norm(dim=1)
 
 
 @torch.no_grad()

@@ -16,7 +16,14 @@ from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
 from groklab.measures.hessian import hessian_measures
 from groklab.measures.landscape import landscape_measures
-from groklab.measures.progress import grad_measures, med, norm_measures, token_counts, token_grad_norms
+from groklab.measures.progress import (
+    consecutive_diffs,
+    grad_measures,
+    med,
+    norm_measures,
+    token_counts,
+    token_grad_norms,
+)
 from groklab.measures.spectra import sv_measures
 
 MEASURES = tuple(k for k in MeasuresConfig.model_fields if k != "seed")  # in the config's order
@@ -68,6 +75,8 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
             if E and E[0].shape[0] >= p:  # 004 Def 4.2; with each operand's own ids, the sum over operands
                 rows = operand_rows(p, cfg.encoding, X.shape[1] - 1 if cfg.encoding == "sep" else 1)
                 scalars["progress/MED"] = sum(med(E[0], p, r.start) for r in rows)
+                d = torch.cat([consecutive_diffs(E[0], p, r.start) for r in rows])  # 004 §3: uniform spacing
+                scalars["progress/MED_cv"] = (d.std() / d.mean()).item() if d.mean() > 0 else 0.0
         elif name == "token_grads":
             idx = exp.sampler.batch(step)
             xb, yb = (X, y) if idx is None else (X[idx], y[idx])

@@ -1,0 +1,53 @@
+"""§5 / Fig. 2 of paper 004: deeper Transformers oscillate more after grokking.
+
+1, 2 and 3 layers on a + b, random 30% split, everything else as 004's model. Oscillation after grokking:
+the amplitude U-Acc - L-Acc, and the number of test-accuracy drops of at least 0.05 between consecutive evals
+from the GO step on.
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.variants import curves, oscillation, per_variant, variant_of
+from groklab.experiments.spec import Claim, RunSpec, seeded
+
+NAME = "depth"
+TITLE = "1, 2, 3 Transformer layers: oscillation of test accuracy after grokking"
+PAPER = ("As the number of layers increases, test sample points enter and exit the indicative regions, and "
+         "the test accuracy oscillates sharply in a large range.")
+DEPTHS = (1, 2, 3)
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    base = base_overrides(profile, ["steps=2500"])
+    return [s for d in DEPTHS for s in seeded(f"layers{d}", base + [f"model.depth={d}"], seeds)]
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    order = [f"layers{d}" for d in DEPTHS]
+    figs = curves(df, out / "depth", "Fig. 2: test accuracy for 1, 2, 3 layers", order)
+    u, low = per_variant(df, "u_acc", order), per_variant(df, "l_acc", order)
+    amp = {v: [None if a is None or b is None else a - b for a, b in zip(u[v], low[v])] for v in u}
+    drops = {}
+    for run, n in (oscillation(df) if not df.empty else {}).items():
+        drops.setdefault(variant_of(run), []).append(n)
+    return figs, claims(amp, drops)
+
+
+def _median(v):
+    v = [x for x in v if x is not None]
+    return statistics.median(v) if v else None
+
+
+def claims(amp: dict, drops: dict) -> list[Claim]:
+    order = [f"layers{d}" for d in DEPTHS]
+    a, d = [_median(amp.get(v, [])) for v in order], [_median(drops.get(v, [])) for v in order]
+    rising = lambda xs: all(x is not None for x in xs) and all(x < y for x, y in zip(xs, xs[1:]))  # noqa: E731
+    return [Claim("amplitude_grows_with_depth", "After grokking, the test-accuracy oscillation grows with depth.",
+                  "U-Acc - L-Acc per seed (None: no grokking); holds if its median rises strictly from 1 to 2 to 3 "
+                  "layers", amp, dict(zip(order, a)), rising(a)),
+            Claim("drops_grow_with_depth", "Deeper models drop in test accuracy more often after grokking.",
+                  "count of drops >= 0.05 between consecutive evals from GO on, per seed; holds if the median "
+                  "rises strictly from 1 to 2 to 3 layers", drops, dict(zip(order, d)), rising(d))]

@@ -1,0 +1,83 @@
+"""Fig. 4 of paper 004: a polynomial whose equivalence classes differ caps grokking below 1 at any frac.
+
+f = a^2 + ab + b^2 mod p (004's code, 'xy'; the formula was lost from the text): for p = 1 mod 3 it factors
+over F_p and its answer classes have unequal sizes, unlike a + b's. Random splits of frac 0.3 ... 0.9 (a
+fraction of the whole table). 004: "even if the value is randomly selected, the upper limit of the grokking
+test accuracy cannot reach 1 ... the generalization ability of the model has not improved as a result of the
+increased training data" -- the relation itself was lost; we read it as: the share of the whole table the
+model gets right beyond its training set, (1 - frac) * U-Acc, does not grow with frac.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from groklab.experiments.beyond.ceiling import N_COVER, ceilings
+from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.variants import per_variant
+from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.stats import mean_ci, spearman_boot
+from groklab.plots.style import STYLE, plt, save
+
+NAME = "fig4"
+TITLE = "A polynomial with unequal equivalence classes: U-Acc stays below 1 as frac grows"
+PAPER = ("For f whose equivalence classes are not isomorphic, grokking's upper limit of test accuracy cannot "
+         "reach 1 even with randomly chosen training sets, and more training data does not improve "
+         "generalization.")
+POLY = "a^2+a*b+b^2"
+FRACS = {"quick": (0.3, 0.6, 0.9), "paper": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)}
+REACH = 0.99
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    base = base_overrides(profile, ["steps=3000"])
+    return [s for f in FRACS[profile]
+            for s in seeded(f"frac{f:g}", base + [f"task={POLY}", f"split.frac_train={f}"], seeds)]
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    u = per_variant(df, "u_or_max")
+    fracs = {float(v[4:]): vals for v, vals in u.items()}
+    ceil = {}
+    if not df.empty:
+        last = df.sort_values("step").groupby("run").tail(1)
+        for _, row in last.iterrows():
+            ceil.setdefault(float(row["split.frac_train"]), []).append(ceilings(row)["ceiling"])
+    figs = _plot(fracs, ceil, out / "fig4") if fracs else []
+    return figs, claims(fracs, ceil)
+
+
+def _plot(fracs: dict, ceil: dict, path: Path) -> list[Path]:
+    xs = sorted(fracs)
+    mean = [mean_ci(fracs[x])["mean"] for x in xs]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(4.4, 3.2))
+        for x in xs:
+            ax.plot([x] * len(fracs[x]), fracs[x], ".", color="C0", alpha=0.5)
+        ax.plot(xs, mean, "o-", color="C0", label="U-Acc (mean over seeds)")
+        ax.plot(xs, [sum(ceil[x]) / len(ceil[x]) for x in xs], "-", color="0.3",
+                label=f"coverage ceiling (n={N_COVER})")
+        if mean[0] is not None:  # the reading (1 - frac) U = const, anchored at the smallest frac
+            k = (1 - xs[0]) * mean[0]
+            ax.plot(xs, [min(1.0, k / (1 - x)) for x in xs], ":", color="C3", label="(1 - frac) U-Acc = const")
+        ax.set(xlabel="frac (training share of the table)", ylabel="test accuracy", ylim=(0, 1.02),
+               title=f"f = {POLY}, random splits")
+        ax.legend(fontsize=6)
+        return save(fig, path, pdf=True)
+
+
+def claims(fracs: dict, ceil: dict) -> list[Claim]:
+    below = {f"frac={x:g}": v for x, v in sorted(fracs.items())}
+    means = {f"frac={x:g}": mean_ci(v)["mean"] for x, v in sorted(fracs.items())}
+    c1 = Claim("u_below_one_at_every_frac", "Even with random splits, U-Acc cannot reach 1.",
+               f"U-Acc per seed at each frac; holds if the mean over seeds is < {REACH} at every frac",
+               below, means, bool(fracs) and all(m is not None and m < REACH for m in means.values()))
+    beyond = {x: [(1 - x) * u for u in v if u is not None] for x, v in fracs.items()}
+    sp = spearman_boot(beyond) if len(beyond) >= 3 else {"rho": None, "lo": None, "hi": None}
+    c2 = Claim("more_data_does_not_generalize_more", "More training data does not improve generalization.",
+               "(1 - frac) * U-Acc (the share of the table right beyond the training set) per seed; Spearman rho "
+               "over frac with a bootstrap 95% CI; holds if the CI does not lie above 0 (no significant rise)",
+               {f"frac={x:g}": v for x, v in sorted(beyond.items())},
+               {**sp, "ceiling": {f"frac={x:g}": sum(c) / len(c) for x, c in sorted(ceil.items())}},
+               sp["lo"] is not None and sp["lo"] <= 0)
+    return [c1, c2]
+

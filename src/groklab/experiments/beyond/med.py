@@ -1,0 +1,99 @@
+"""§6.2 and App. D.2 of paper 004: MED moves with the test loss after the training set is fit.
+
+MED (Def. 4.2) is the mean distance between consecutive operand embeddings, measured on the eval grid.
+Operations: a + b (Fig. 5) and five more -- 004 does not say which (the formulas were lost); we take
+a - b, a * b and three polynomials of degree 2-3, two of them asymmetric.
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.variants import variant_of
+from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.stats import mean_ci
+from groklab.plots.style import STYLE, plt, save
+
+NAME = "med"
+TITLE = "MED (main embedding diff) against the test loss, six operations"
+PAPER = ("The MED function's variation curve closely matches that of the task's test loss; it remains "
+         "capable of tracking the test loss on other operations.")
+OPS = ("add", "sub", "mul", "a^2+a*b+b^2", "a^2+b", "a^3+a*b")
+QUICK_OPS = ("add", "a^2+a*b+b^2", "a^3+a*b")  # the quick profile's CPU budget: a + b and two polynomials
+RHO = 0.5  # "moves with": Spearman rho between MED and test loss after the fit at least this, median over seeds
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    every = "50" if profile == "quick" else "100"
+    base = base_overrides(profile, ["steps=2500"]) + [f"measures.progress.every={every}"]
+    ops = QUICK_OPS if profile == "quick" else OPS
+    return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
+
+
+def correlations(df) -> dict:
+    """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on."""
+    from scipy.stats import pearsonr, spearmanr
+
+    out = {}
+    for run, g in df.dropna(subset=["progress/MED", "test/loss"]).groupby("run"):
+        fit = g[g["train/acc"] >= 0.99]["step"].min()
+        w = g[g["step"] >= fit] if fit == fit else g.iloc[0:0]
+        if len(w) >= 3 and w["progress/MED"].std() > 0 and w["test/loss"].std() > 0:
+            out[run] = (float(spearmanr(w["progress/MED"], w["test/loss"]).statistic),
+                        float(pearsonr(w["progress/MED"], w["test/loss"]).statistic))
+        else:
+            out[run] = (None, None)
+    return out
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    if df.empty or "progress/MED" not in df:
+        return [], claims({})
+    corr = correlations(df)
+    return _plot(df, out / "med"), claims(corr)
+
+
+def _present(runs) -> list[int]:
+    """Indices into OPS of the operations that have runs."""
+    names = {variant_of(r) for r in runs}
+    return [j for j in range(len(OPS)) if f"op{j}" in names]
+
+
+def _plot(df, path: Path) -> list[Path]:
+    ops = _present(df["run"].unique())
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(2, len(ops), figsize=(2.6 * len(ops), 4.4), squeeze=False)
+        for col, j in enumerate(ops):
+            op = OPS[j]
+            g = df[(df["run"] == f"op{j}/s0")].dropna(subset=["progress/MED"]).sort_values("step")
+            ax, tw = axes[0][col], axes[0][col].twinx()
+            ax.plot(g["step"], g["test/loss"], color="C3", lw=1)
+            tw.plot(g["step"], g["progress/MED"], color="C0", lw=1)
+            ax.set(title=op, yscale="log")
+            if col == 0:
+                ax.set_ylabel("test loss (red)")
+            if col == len(ops) - 1:
+                tw.set_ylabel("MED (blue)")
+            a = df[df["run"] == f"op{j}/s0"].sort_values("step")
+            axes[1][col].plot(a["step"], a["train/acc"], "--", color="C2", lw=1)
+            axes[1][col].plot(a["step"], a["test/acc"], color="C2", lw=1)
+            axes[1][col].set(xlabel="step", ylim=(0, 1.02))
+        fig.suptitle("MED and test loss (top), train (dashed) and test accuracy (bottom); seed 0")
+        return save(fig, path, pdf=True)
+
+
+def claims(corr: dict) -> list[Claim]:
+    out = []
+    for j in _present(corr):
+        op = OPS[j]
+        rho = [corr[r][0] for r in sorted(corr) if variant_of(r) == f"op{j}"]
+        r = [corr[x][1] for x in sorted(corr) if variant_of(x) == f"op{j}"]
+        ok = [x for x in rho if x is not None]
+        med = statistics.median(ok) if ok else None
+        out.append(Claim(f"med_tracks_test_loss_{op}", f"MED moves with the test loss ({op}).",
+                         "Spearman rho (and Pearson r) between MED and test loss over the eval rows from the "
+                         f"training set's fit on, per seed; holds if the median rho >= {RHO} and every rho > 0",
+                         {"spearman": rho, "pearson": r}, {"median rho": med, "mean r": mean_ci(r)["mean"]},
+                         bool(ok) and len(ok) == len(rho) and med >= RHO and min(ok) > 0))
+    return out

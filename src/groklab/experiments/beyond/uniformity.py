@@ -1,0 +1,60 @@
+"""§3 of paper 004: weight decay makes the embedding uniform, and test accuracy follows.
+
+With weight decay 1 vs 0 (everything else as 004's model): MED (mean distance between consecutive operand
+embeddings) and MED_cv (their std / mean, the non-uniformity) at the fit of the training set and at the end.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.variants import curves, per_variant, variant_of
+from groklab.experiments.spec import Claim, RunSpec, seeded
+
+NAME = "uniformity"
+TITLE = "Weight decay makes the embedding uniform (MED falls, spacing evens out) and test accuracy follows"
+PAPER = ("The weight decay term encourages uniformity across all tokens in the embedding space when it is "
+         "minimized; this uniformity drives grokking.")
+VARIANTS = {"wd1": ["optim.weight_decay=1"], "wd0": ["optim.weight_decay=0"]}
+GROK = 0.9  # "test accuracy follows": U-Acc at least this with weight decay
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    every = "50" if profile == "quick" else "100"
+    base = base_overrides(profile, ["steps=2500"]) + [f"measures.progress.every={every}"]
+    return [s for v, extra in VARIANTS.items() for s in seeded(v, base + extra, seeds)]
+
+
+def changes(df) -> dict:
+    """run -> (MED end / MED at fit, MED_cv end / MED_cv at fit)."""
+    out = {}
+    for run, g in df.dropna(subset=["progress/MED"]).groupby("run"):
+        g = g.sort_values("step")
+        fit = g[g["train/acc"] >= 0.99]
+        at = fit.iloc[0] if len(fit) else g.iloc[0]
+        end = g.iloc[-1]
+        out[run] = (end["progress/MED"] / at["progress/MED"], end["progress/MED_cv"] / at["progress/MED_cv"])
+    return out
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
+    ch = changes(df) if not df.empty and "progress/MED" in df else {}
+    return figs, claims(ch, per_variant(df, "u_or_max", list(VARIANTS)))
+
+
+def claims(ch: dict, u: dict) -> list[Claim]:
+    by = {v: [ch[r] for r in sorted(ch) if variant_of(r) == v] for v in VARIANTS}
+    med = {v: [round(a, 4) for a, _ in x] for v, x in by.items()}
+    cv = {v: [round(b, 4) for _, b in x] for v, x in by.items()}
+    falls = lambda xs: bool(xs) and all(x < 1 for x in xs)  # noqa: E731
+    return [Claim("wd_makes_embedding_uniform", "With weight decay MED falls and the spacing evens out; without, "
+                  "neither.", "MED and MED_cv at the end / at the fit of the training set, per seed; holds if both "
+                  "ratios are < 1 on every seed with wd 1 and not both on any seed with wd 0",
+                  {"MED ratio": med, "MED_cv ratio": cv}, {},
+                  falls(med["wd1"]) and falls(cv["wd1"])
+                  and not any(a < 1 and b < 1 for a, b in zip(med["wd0"], cv["wd0"]))),
+            Claim("test_accuracy_follows", "Test accuracy follows: it groks with weight decay, not without.",
+                  f"U-Acc per seed (highest after the fit without grokking); holds if >= {GROK} on every seed with "
+                  f"wd 1 and below it on every seed with wd 0", u, {},
+                  bool(u.get("wd1")) and min(u["wd1"]) >= GROK and bool(u.get("wd0")) and max(u["wd0"]) < GROK)]
