@@ -3,11 +3,14 @@
     python benchmarks/bench_population.py                      # CPU: M = 1..256, batch 512 and 64
     python benchmarks/bench_population.py --device cuda        # the same on a GPU (--tf32: TF32 matmuls in the stack)
     python benchmarks/bench_population.py --smoke --json x.json  # seconds: the script still runs
+    python benchmarks/bench_population.py --model transformer --members 1,8,32 --batches full --device cuda
 
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
 engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 with --tf32, i.e.
-GROKLAB_TF32=1). Repeats alternate the two; the median is reported.
+GROKLAB_TF32=1). Repeats alternate the two; the median is reported. --model transformer: paper 004's
+Transformer (1 layer, no LayerNorm, no biases, AdamW wd 1, [a, b, =] on add), stacked through
+functional_call + vmap; --batches full trains on the whole 30% split every step, as 004 does.
 """
 from __future__ import annotations
 
@@ -30,10 +33,17 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def configs(M: int, B: int, p: int, d: int, device: str, smoke: bool) -> list:
+TRANSFORMER = ["model=transformer", "model.depth=1", "model.norm=none", "model.bias=false", "model.init=scaled",
+               "model.act=relu", "encoding=eq", "optim=adamw", "optim.betas=[0.9,0.98]", "optim.weight_decay=1",
+               "task=add"]
+
+
+def configs(M: int, B: int | None, p: int, d: int, device: str, smoke: bool, model: str = "mlp") -> list:
     extra = ["model.d_emb=8", "model.d_hidden=32"] if smoke else [f"model.d_emb={d}", f"model.d_hidden={4 * d}"]
-    return [make_config([f"p={p}", "task=mul", "optim=adam", f"batch_size={B}", f"seed={i}", f"device={device}",
-                         "progress=false", *extra]) for i in range(M)]
+    kind = TRANSFORMER if model == "transformer" else ["task=mul", "optim=adam"]
+    batch = ["sampler=full"] if B is None else [f"batch_size={B}"]
+    return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "progress=false", *extra])
+            for i in range(M)]
 
 
 def one_by_one(exps: list, steps: int) -> float:
@@ -70,7 +80,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--members", default="1,4,16,64,256", help="comma-separated population sizes M")
-    ap.add_argument("--batches", default="512,64", help="comma-separated batch sizes")
+    ap.add_argument("--batches", default="512,64", help="comma-separated batch sizes, or full")
+    ap.add_argument("--model", default="mlp", choices=["mlp", "transformer"], help="paper MLP or 004's Transformer")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0, help="target seconds per timed repeat")
     ap.add_argument("--solo-members", type=int, default=4, help="members the one-by-one baseline trains per repeat")
@@ -82,7 +93,7 @@ def main(argv=None) -> int:
         os.environ["GROKLAB_TF32"] = "1"
     tf32 = args.device == "cuda" and args.tf32
     Ms = [1, 4] if args.smoke else [int(m) for m in args.members.split(",")]
-    Bs = [16] if args.smoke else [int(b) for b in args.batches.split(",")]
+    Bs = [16] if args.smoke else [None if b == "full" else int(b) for b in args.batches.split(",")]
     p, repeats = (11, 1) if args.smoke else (97, args.repeats)
     device = torch.device(args.device)
     name = torch.cuda.get_device_name() if device.type == "cuda" else f"cpu, {torch.get_num_threads()} threads"
@@ -93,7 +104,7 @@ def main(argv=None) -> int:
     results = []
     for B in Bs:
         for M in Ms:
-            exps = [build(c) for c in configs(M, B, p, 128, args.device, args.smoke)]
+            exps = [build(c) for c in configs(M, B, p, 128, args.device, args.smoke, args.model)]
             solo_exps = exps[:min(M, args.solo_members)]
             # steps per repeat: about --seconds of work, from one quick probe of each
             probe_solo, probe_st = one_by_one(solo_exps[:1], 3), stacked(exps, 2)
@@ -104,10 +115,10 @@ def main(argv=None) -> int:
                 solo.append(one_by_one(solo_exps, n_solo))
                 st.append(stacked(exps, n_st))
             a, b = statistics.median(solo), statistics.median(st)
-            results.append({"batch": B, "M": M, "one_by_one_steps_per_s": round(a, 1),
+            results.append({"model": args.model, "batch": B or "full", "M": M, "one_by_one_steps_per_s": round(a, 1),
                             "stacked_steps_per_s": round(b, 1), "stacked_ms_per_step": round(1e3 * M / b, 3),
                             "speedup": round(b / a, 2), "solo_steps": n_solo, "stacked_steps": n_st})
-            print(f"{B:>5} {M:>4} {a:>19.1f} {b:>16.1f} {1e3 * M / b:>16.3f} {b / a:>7.2f}x", flush=True)
+            print(f"{B or 'full':>5} {M:>4} {a:>19.1f} {b:>16.1f} {1e3 * M / b:>16.3f} {b / a:>7.2f}x", flush=True)
             del exps, solo_exps
             if device.type == "cuda":
                 torch.cuda.empty_cache()

@@ -12,3 +12,11 @@ def test_bench_population_smoke(tmp_path, capsys):
     assert [(r["batch"], r["M"]) for r in rows] == [(16, 1), (16, 4)]
     assert all(r["stacked_steps_per_s"] > 0 and r["one_by_one_steps_per_s"] > 0 for r in rows)
     assert "speedup" in capsys.readouterr().out
+
+
+def test_bench_population_transformer_smoke(tmp_path):
+    out = tmp_path / "bench.json"
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_population.py"))
+    assert bench["main"](["--smoke", "--model", "transformer", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["model"], r["M"]) for r in rows] == [("transformer", 1), ("transformer", 4)]

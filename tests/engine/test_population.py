@@ -115,7 +115,7 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
         train_population([a], packing="vmap")
     for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"model.emb_init": "circulant"}, "model.emb_init"),
                          ({"sampler": "balanced"}, "sampler"), ({"loss": "stablemax"}, "loss"),
-                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"model": "transformer"}, "model.name")):
+                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"model": "lstm"}, "model.name")):
         pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
         with pytest.raises(ConfigError, match=field):
             train_population(pair, packing="stacked")
@@ -173,3 +173,17 @@ def test_stacked_layout_and_keep(monkeypatch):
             assert torch.equal(after["params"][n], before[i]["params"][n])
             assert torch.equal(after["state"]["exp_avg"][n], before[i]["state"]["exp_avg"][n])
     assert st.M == 2 and st.lr.shape == (2, 1)
+
+
+def test_stacked_transformers_equal_solo_runs():
+    """Any model stacks through functional_call + vmap: 004's Transformer (no LayerNorm, no biases, scaled
+    init, [a, b, =]) and the default one (2 layers, LayerNorm), members differing in seed, lr and wd."""
+    variants = (["model.depth=1", "model.norm=none", "model.bias=false", "model.init=scaled", "encoding=eq",
+                 "sampler=full"], ["model.depth=2"])
+    for extra in variants:
+        cfgs = [make_config(tiny(**{"model": "transformer", "dtype": "float64", "optim": "adamw", "seed": s,
+                                    "optim.lr": 0.003 * (s + 1), "optim.weight_decay": 0.5 * s}) + extra)
+                for s in range(3)]
+        for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+            assert res.summary["population/packing"] == "stacked"
+            _assert_close(res, train(cfg), 1e-12)

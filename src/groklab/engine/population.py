@@ -17,7 +17,7 @@ from groklab.engine.setup import resolve_device
 from groklab.errors import ConfigError
 
 PACKINGS = ("auto", "sequential", "stacked")
-STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb"), ("sgd", "adam", "adamw")
+STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb", "transformer"), ("sgd", "adam", "adamw")
 STACKED_SAMPLERS = ("epoch", "replacement", "full")
 # The config keys stacked members may differ in; every other key must be equal across members.
 PER_MEMBER = ("seed", "split.", "optim.lr", "optim.weight_decay", "optim.c", "steps", "eval.", "grok.", "stop.",

@@ -58,7 +58,11 @@ def _matmul_precision(precision: str | None):
 
 
 class StackedMLP:
-    """Flat parameter-major buffers (theta, optimizer state) for M members of one MLP shape; forward, step."""
+    """Flat parameter-major buffers (theta, optimizer state) for M members of one model shape; forward, step.
+
+    MLPs run a hand-written batched forward (baddbmm); any other model (the Transformer) runs its own forward
+    on each member's parameters through torch.func.functional_call, vectorised over members by vmap.
+    """
 
     def __init__(self, models: list, cfgs: list, device: torch.device):
         ref = models[0]
@@ -66,8 +70,13 @@ class StackedMLP:
         self.names = [n for n, _ in ref.named_parameters()]
         self.shapes = {n: t.shape for n, t in ref.named_parameters()}
         self.vocab = self.shapes["E.weight"][0] if "E.weight" in self.shapes else 0
-        self.n_hidden = len(ref.hidden)
+        self.mlp = hasattr(ref, "hidden")
+        self.n_hidden = len(ref.hidden) if self.mlp else 0
         self.act = ACTS[cfgs[0].model.act]()
+        self.module = ref  # its forward, for the functional path (its own parameters are not used)
+        for m in ref.modules():  # fused attention kernels have no vmap batching rule: plain matmuls instead
+            if hasattr(m, "fused_attention"):
+                m.fused_attention = False
         dtype = next(ref.parameters()).dtype
         self._layout(len(models))
         self.theta = torch.zeros(self.size, dtype=dtype, device=device)
@@ -158,6 +167,8 @@ class StackedMLP:
         returns each weight's gradient in the weight's own [out, in] layout (no transposed copies).
         """
         p, M = self.params, self.M
+        if not self.mlp:
+            return self._functional_forward(x)
         if self.vocab:
             E = p["E.weight"]  # [M, vocab, d_emb]; member i's tokens index rows i*vocab + token
             shift = torch.arange(M, device=x.device).view(M, 1, 1) * self.vocab
@@ -168,6 +179,13 @@ class StackedMLP:
         for layer in ["W"] + [f"hidden.{k}" for k in range(self.n_hidden)]:
             h = self.act(torch.baddbmm(p[f"{layer}.bias"].unsqueeze(-1), p[f"{layer}.weight"], h))
         return torch.baddbmm(p["U.bias"].unsqueeze(-1), p["U.weight"], h)
+
+    def _functional_forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Any model: vmap over members of functional_call(module, member's parameters, x_i) -> [M, p, R]."""
+        from torch.func import functional_call, vmap
+
+        one = lambda params, xi: functional_call(self.module, params, (xi,))  # noqa: E731
+        return vmap(one)(self.params, x).transpose(1, 2)
 
     def grads(self, x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
         """Each parameter's [M, *shape] gradient of each member's mean cross-entropy on (x [M, B, ...], y [M, B])."""
@@ -224,7 +242,7 @@ class StackedMLP:
         adam = _adam_kernel() if self.fused else _adam_fused
         t = self.t_dev if self.fused else torch.tensor(float(self.t), dtype=torch.float64)
         for n, g in zip(self.names, grads):
-            th, g, lr = self.block(self.theta, n), g.view(self.M, -1), self.lr_E if n == "E.weight" else self.lr
+            th, g, lr = self.block(self.theta, n), g.reshape(self.M, -1), self.lr_E if n == "E.weight" else self.lr
             if self.base != "sgd":
                 adam(th, g, self.block(self.state["exp_avg"], n), self.block(self.state["exp_avg_sq"], n),
                      lr, self.wd, t, b1, b2, self.eps, self.base == "adamw")

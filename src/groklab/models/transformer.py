@@ -16,6 +16,7 @@ class Block(nn.Module):
                  bias: bool = True):
         super().__init__()
         self.n_heads, self.norm, self.dropout = n_heads, norm, dropout
+        self.fused_attention = True  # scaled_dot_product_attention; False: plain matmuls (stacked members)
         self.W_qkv = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked: one matmul
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.mlp = nn.Sequential(nn.Linear(d_model, d_mlp), ACTS[act](), nn.Linear(d_mlp, d_model))
@@ -30,10 +31,14 @@ class Block(nn.Module):
         q, k, v = self.W_qkv(x).view(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each [B, H, T, d_head]
         drop = self.dropout if self.training else 0.0
         if last_only:
-            # the last query sees every key: no mask needed, and only one query row is computed
-            a = F.scaled_dot_product_attention(q[:, :, -1:], k, v, dropout_p=drop)
-        else:
-            a = F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+            q = q[:, :, -1:]  # the last query sees every key: no mask needed, only one query row computed
+        if self.fused_attention:
+            a = F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=not last_only)
+        else:  # the same attention in plain ops (vmap over stacked members; no dropout there)
+            s = (q @ k.transpose(-1, -2)) * (D // H) ** -0.5
+            if not last_only:
+                s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
+            a = s.softmax(-1) @ v
         return self.drop(self.W_O(a.transpose(1, 2).reshape(B, a.shape[2], D)))
 
     def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
