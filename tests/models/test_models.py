@@ -5,6 +5,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from groklab.config import make_config
+from groklab.data import make_task
 from groklab.models import build_model, circulant
 
 ARCHS = {
@@ -24,7 +25,7 @@ def _small(name, extra=()):
 @pytest.mark.parametrize("name", ARCHS)
 def test_shapes_loss_learning_and_blocks(name):
     cfg = _small(name)
-    model = build_model(cfg, n_ctx=4, vocab=9)
+    model = build_model(cfg, make_task(cfg))
     g = torch.Generator().manual_seed(0)
     x, y = torch.randint(0, 9, (32, 4), generator=g), torch.randint(0, 7, (32,), generator=g)
     out = model(x)
@@ -75,7 +76,7 @@ class _RefBlock(nn.Module):
 
 def test_transformer_equals_multihead_attention_reference():
     cfg = make_config(["p=7", "model=transformer", "model.d_emb=16", "model.d_hidden=24", "dtype=float64"])
-    model = build_model(cfg, n_ctx=4, vocab=9)
+    model = build_model(cfg, make_task(cfg))
     blocks = []
     for blk in model.blocks_:
         r = _RefBlock(16, 4, 24).double()
@@ -107,7 +108,7 @@ def test_transformer_equals_multihead_attention_reference():
 def test_last_position_shortcut_equals_full_computation(norm):
     cfg = make_config(["p=7", "model=transformer", "model.d_emb=16", "model.d_hidden=24", f"model.norm={norm}",
                        "dtype=float64"])
-    model = build_model(cfg, n_ctx=4, vocab=9)
+    model = build_model(cfg, make_task(cfg))
     x = torch.randint(0, 9, (10, 4), generator=torch.Generator().manual_seed(2))
     h = model.E(x) + model.pos.weight
     for blk in model.blocks_:
@@ -121,7 +122,7 @@ def test_circulant_embedding_rows_are_shifts_of_one_vector():
     assert torch.equal(C[0], v) and torch.equal(C[1], torch.tensor([4.0, 0, 1, 2, 3]))
     for name in ("mlp_emb", "transformer", "lstm"):
         cfg = _small(name, ["model.emb_init=circulant", "model.emb_init_std=0.5"])
-        E = build_model(cfg, n_ctx=4, vocab=9).blocks()["E"][0].detach()
+        E = build_model(cfg, make_task(cfg)).blocks()["E"][0].detach()
         # vocab 9 < d_emb 16: the generating vector has length 16 and is row 0
         assert torch.equal(E, circulant(E[0], 9, 16))
         for i in range(1, 9):
@@ -132,7 +133,7 @@ def test_circulant_embedding_rows_are_shifts_of_one_vector():
 @pytest.mark.parametrize("name", ["mlp_emb", "transformer", "lstm"])
 def test_dropout_only_in_training(name):
     cfg = _small(name, ["model.dropout=0.5", "model.depth=2"])
-    model = build_model(cfg, n_ctx=4, vocab=9)
+    model = build_model(cfg, make_task(cfg))
     x = torch.randint(0, 9, (16, 4))
     model.train()
     assert not torch.equal(model(x), model(x))

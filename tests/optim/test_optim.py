@@ -3,12 +3,13 @@ import pytest
 import torch
 
 from groklab.config import make_config
+from groklab.data import make_task
 from groklab.models import build_model
 from groklab.optim import build_optimizer
 
 
 def _model(cfg):
-    return build_model(cfg, n_ctx=4, vocab=cfg.p + 2)
+    return build_model(cfg, make_task(cfg))
 
 
 def _manual_adam(params, grads_fn, steps, lr, wd, betas, eps, decoupled, lr_of=lambda i: 1.0):

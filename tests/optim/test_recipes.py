@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from groklab.config import make_config
+from groklab.data import make_task
 from groklab.engine.loss import make_loss, stablemax_cross_entropy
 from groklab.models import build_model
 from groklab.optim import AdaptiveC, GrokfastEMA, GrokfastMA, build_optimizer, lr_factor, ortho_grad_
@@ -23,7 +24,7 @@ def _cfg(*o):
 def test_nadam_rmsprop_with_embedding_ratio_match_plain_torch(name, ref):
     """Our grouped, foreach optimizer equals two plain torch optimizers: E at c*lr, the rest at lr."""
     cfg = _cfg(f"optim={name}", "optim.lr=0.01", "optim.weight_decay=0.01", "optim.c=5")
-    a, b = build_model(cfg, 4, 9), build_model(cfg, 4, 9)
+    a, b = build_model(cfg, make_task(cfg)), build_model(cfg, make_task(cfg))
     ours = build_optimizer(cfg, a)
     E_b = b.blocks()["E"]
     plain = [ref([t for t in b.parameters() if t is not E_b[0]], 0.01, 0.01), ref(E_b, 0.05, 0.01)]
@@ -67,7 +68,7 @@ def test_schedule_sets_the_optimizer_lr_in_the_loop(monkeypatch):
 
 def test_adaptive_c_hand_computation():
     """c = sigma_max(E)/sigma_max(W) * f_W/f_E with known singular values and token fractions."""
-    model = build_model(_cfg("optim=adam_lr"), 4, 9)
+    model = build_model(_cfg("optim=adam_lr"), make_task(_cfg("optim=adam_lr")))
     with torch.no_grad():
         E = torch.zeros(9, 4, dtype=torch.float64)
         E[0, 0], E[1, 1], E[2, 0] = 3.0, 2.0, 4.0  # column 0 = (3, 0, 4, ...): sigma_max = 5

@@ -13,9 +13,9 @@ from groklab.config.section import Section
 from groklab.errors import ConfigError, notice
 
 # The names each choice allows; the tuples below are read off these types (one list of names each).
-TaskName = Literal["add", "sub", "mul", "div", "poly", "sum"]
+TaskName = Literal["add", "sub", "mul", "div", "poly", "sum", "shapes"]
 SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
-ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn"]
+ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn", "resnet18"]
 OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
 Encoding = Literal["op", "no_op", "eq", "sep"]
@@ -25,9 +25,17 @@ TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
 
 
 class TaskConfig(Section):
-    name: TaskName = "mul"  # operation over Z_p
+    name: TaskName = "mul"  # operation over Z_p, or shapes: grids of pictures (004 §6.3)
     expr: Optional[str] = None  # polynomial in a, b for name=poly, e.g. "a^2+a*b+b^2"
     K: int = Field(2, ge=2)  # number of operands for name=sum
+    # shapes: a cells x cells grid of dictionary pictures (empty, polygons with 3, 4, ... sides), side x side px;
+    # label = sum of the cells' side counts (weight=sides) or that sum mod `mod`; labels=random: a control
+    cells: int = Field(2, ge=1, le=4)
+    entries: int = Field(11, ge=2, le=16)
+    image: int = Field(224, ge=4)  # pixels per side (224: 004's ResNet input)
+    weight: Literal["sides", "mod"] = "sides"
+    mod: int = Field(2, ge=2)
+    labels: Literal["sum", "random"] = "sum"
 
 
 class SplitConfig(Section):
@@ -230,6 +238,14 @@ class Config(Section):
     def _rules(self) -> "Config":
         """Rules across sections that a single field's type cannot express."""
         t, s, m, o = self.task, self.split, self.model, self.optim
+        images, resnet = t.name == "shapes", m.name == "resnet18"
+        if images != resnet:
+            raise ConfigError("model.name" if images else "task.name", m.name if images else t.name,
+                              "task=shapes trains model=resnet18, and model=resnet18 trains task=shapes")
+        if images and self.sampler not in ("epoch", "replacement", "full"):
+            raise ConfigError("sampler", self.sampler, "task=shapes takes epoch, replacement or full")
+        if images and (o.c != 1.0 or o.c_mode != "fixed"):
+            raise ConfigError("optim.c", o.c, "model=resnet18 has no token embedding to scale; use optim.c=1")
         if t.name == "poly" and not t.expr:
             raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
         if t.name != "poly" and t.expr is not None:

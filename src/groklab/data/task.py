@@ -12,6 +12,7 @@ from typing import Optional, Protocol
 import torch
 
 from groklab.data.encoding import encode, seq_len, vocab_size
+from groklab.data.images import make_image_task
 from groklab.data.tasks import Table, make_table
 
 
@@ -66,8 +67,12 @@ class TokenTask:
         return f"{lhs} = {int(t.y[i])} (mod {t.p})   {'values' if self.inputs.is_floating_point() else 'tokens'} {x}"
 
 
-def make_task(cfg) -> TokenTask:
-    """The token task of a run config (task, p, encoding; raw values for model=mlp, in cfg.dtype)."""
+def make_task(cfg):
+    """The task of a run config: a token task (task, p, encoding; raw values for model=mlp, in cfg.dtype),
+    or for task=shapes the rendered image task."""
+    t = cfg.task
+    if t.name == "shapes":
+        return make_image_task(t.cells, t.entries, t.image, t.weight, t.mod, t.labels, cfg.split.seed)
     table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
     raw = cfg.model.name == "mlp"
     X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)

@@ -82,14 +82,14 @@ def build(cfg: Config) -> Experiment:
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
                        unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
     X, y = task.inputs, task.labels
-    model = build_model(cfg, task.n_ctx, task.vocab).to(device)
+    model = build_model(cfg, task).to(device)
     optimizer = build_optimizer(cfg, model)
     n_train = len(split.train)
     sampler = make_sampler(cfg.sampler, n_train, cfg.batch_size, cfg.seed, device,
                            operands=table.operands[split.train].numpy(), p=cfg.p, gamma=cfg.sampler_gamma,
                            beta=cfg.sampler_beta)
     o = cfg.optim
-    adapt = (AdaptiveC(model, task.vocab, o.c_every, *o.c_range, c0=o.ratio)
+    adapt = (AdaptiveC(model, getattr(task, "vocab", 0), o.c_every, *o.c_range, c0=o.ratio)
              if o.c_mode == "adaptive" else None)
     grad_filter = make_grad_filter(o, [t for t in model.parameters() if t.requires_grad])
     rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks
