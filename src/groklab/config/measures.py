@@ -10,7 +10,7 @@ from groklab.config.section import Section
 
 class HessianMeasure(Section):
     every: int = Field(0, ge=0)  # steps between Hessian measures; 0: off (costs ~10-40 HVPs per block)
-    blocks: list[Literal["E", "W", "rest", "all"]] = ["E", "W"]  # blocks from model.blocks(); all = whole model
+    blocks: list[Literal["E", "W", "rest", "last", "all"]] = ["E", "W"]  # from model.blocks(); all = whole model
     k: int = Field(1, ge=1)  # top eigenvalues per block (Lanczos)
     tol: float = Field(1e-2, gt=0, lt=1)  # Lanczos stop: Ritz residual <= tol * |eigenvalue| (bounds the rel. error)
     max_iter: int = Field(100, ge=1)  # HVP cap per block
@@ -38,7 +38,7 @@ class LandscapeMeasure(Section):
     dims: Literal[1, 2] = 2
     n_points: int = Field(21, ge=3)  # grid points per direction, odd keeps alpha=0 on the grid
     radius: float = Field(1.0, gt=0)  # alpha in [-radius, radius]
-    blocks: list[Literal["E", "W", "rest", "all"]] = ["all"]  # perturbed blocks
+    blocks: list[Literal["E", "W", "rest", "last", "all"]] = ["all"]  # perturbed blocks
     filter_norm: bool = True  # Li et al. filter-normalised directions; False: plain N(0, 1)
 
 

@@ -78,6 +78,7 @@ class ModelConfig(Section):
     # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
     # (004's code, Nanda et al.)
     init: Literal["torch", "scaled"] = "torch"
+    width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w
 
     @model_validator(mode="before")
     @classmethod
@@ -234,6 +235,24 @@ class Config(Section):
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
 
+    def _image_rules(self) -> None:
+        """task=shapes / model=resnet18: no token embedding, so nothing that reads one."""
+        o, ms = self.optim, self.measures
+        if self.split.name != "random":
+            raise ConfigError("split.name", self.split.name, "task=shapes takes split=random")
+        if self.sampler not in ("epoch", "replacement", "full"):
+            raise ConfigError("sampler", self.sampler, "task=shapes takes epoch, replacement or full")
+        if o.c != 1.0 or o.c_mode != "fixed":
+            raise ConfigError("optim.c", o.c, "model=resnet18 has no token embedding to scale; use optim.c=1")
+        for name in ("spectra", "token_grads"):
+            if getattr(ms, name).every:
+                raise ConfigError(f"measures.{name}.every", getattr(ms, name).every,
+                                  "reads a token embedding; model=resnet18 has none (use 0)")
+        for name in ("hessian", "landscape"):
+            if getattr(ms, name).every and "E" in getattr(ms, name).blocks:
+                raise ConfigError(f"measures.{name}.blocks", getattr(ms, name).blocks,
+                                  "model=resnet18 has no embedding block E; use W, last, rest or all")
+
     @model_validator(mode="after")
     def _rules(self) -> "Config":
         """Rules across sections that a single field's type cannot express."""
@@ -242,10 +261,14 @@ class Config(Section):
         if images != resnet:
             raise ConfigError("model.name" if images else "task.name", m.name if images else t.name,
                               "task=shapes trains model=resnet18, and model=resnet18 trains task=shapes")
-        if images and self.sampler not in ("epoch", "replacement", "full"):
-            raise ConfigError("sampler", self.sampler, "task=shapes takes epoch, replacement or full")
-        if images and (o.c != 1.0 or o.c_mode != "fixed"):
-            raise ConfigError("optim.c", o.c, "model=resnet18 has no token embedding to scale; use optim.c=1")
+        if images:
+            self._image_rules()
+        elif m.width != 64:
+            raise ConfigError("model.width", m.width, "only for model=resnet18")
+        for name in ("hessian", "landscape"):
+            if not resnet and "last" in getattr(self.measures, name).blocks:
+                raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
+                                  "use E, W, rest or all")
         if t.name == "poly" and not t.expr:
             raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
         if t.name != "poly" and t.expr is not None:

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 from groklab.config import MeasuresConfig
 from groklab.data.encoding import operand_rows
+from groklab.measures.features import feature_measures
 from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
 from groklab.measures.hessian import hessian_measures
@@ -86,7 +87,11 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
                 arrays["tokens/count"] = token_counts(xb, len(norms))
                 scalars["tokens/seen_share"] = float((arrays["tokens/count"][:p] > 0).mean())
         elif name == "geometry":
-            add(geometry_measures(model, p, m.geometry.tsne, m.seed + step))
+            if hasattr(model, "features"):  # an image model: class means of its penultimate features
+                add(feature_measures(model, torch.cat([X, exp.X_test]), torch.cat([y, exp.y_test]),
+                                     cfg.eval.chunk))
+            else:
+                add(geometry_measures(model, p, m.geometry.tsne, m.seed + step))
         elif name == "landscape":
             ls = m.landscape
             add(landscape_measures(model, X, y, ls.blocks, ls.dims, ls.n_points, ls.radius, ls.filter_norm, g,

@@ -28,7 +28,7 @@ def build_model(cfg, task) -> nn.Module:
                                 n_layers=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,
                                 init=m.init, **emb)
         elif m.name == "resnet18":
-            model = ResNet18(n_classes, small=cfg.task.image <= 64)
+            model = ResNet18(n_classes, m.width, small=cfg.task.image <= 64)
         else:
             model = RNN(n_classes, vocab, kind="lstm" if m.name == "lstm" else "rnn", d_emb=m.d_emb,
                         d_hidden=m.d_hidden, n_layers=m.depth, bidirectional=m.name == "birnn",
