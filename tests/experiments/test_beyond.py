@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from groklab.experiments import reproduce
-from groklab.experiments.beyond import table1
+from groklab.experiments.beyond import resnet, table1
 from groklab.experiments.beyond.profile import scale_k
 
 TINY = ("p=13", "model.d_emb=16", "model.d_hidden=32", "steps=40", "eval.every=10")
@@ -28,7 +28,7 @@ def tree(tmp_path_factory):
 
 def test_every_study_runs_draws_and_states_its_claims(tree):
     out, docs = tree
-    assert set(docs) == {"table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity"}
+    assert set(docs) == {"table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity", "resnet"}
     for name, doc in docs.items():
         assert doc["claims"] and all(set(c) >= {"id", "text", "statistic", "per_seed", "aggregate", "holds"}
                                      for c in doc["claims"]), name
@@ -87,3 +87,30 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves():
     assert c["amplitude_grows_with_depth"].holds and c["drops_grow_with_depth"].holds
     amp["layers3"] = [0.05, 0.05]
     assert not depth.claims(amp, {})[0].holds
+
+
+def test_resnet_runs_its_controls_and_states_three_claims(tree):
+    """beyond/resnet inside beyond/all: the image task through the same runner, store and claims."""
+    out, docs = tree
+    doc = docs["resnet"]
+    assert [c["id"] for c in doc["claims"]] == ["late_rise_to_generalization", "wd0_memorizes_without_rise",
+                                                "random_memorizes_without_rise"]
+    assert set(doc["health"]) == {"grok/s0", "wd0/s0", "random/s0"}
+    df = pd.read_json(out / "resnet" / "grok" / "s0" / "metrics.jsonl", lines=True)
+    assert "geometry/class_order" in df and df["test/acc"].notna().sum() >= 4  # step 0 .. 40 every 10
+
+
+def test_resnet_claims_on_synthetic_events():
+    ev = {"t_train": {"grok": [100, 200, 100], "wd0": [100, 100, 100], "random": [300, 300, None]},
+          "go_step": {"grok": [900, 1300, 400]},
+          "u_acc": {"grok": [0.97, 0.95, 0.99]},
+          "u_or_max": {"wd0": [0.30, 0.35, 0.31], "random": [0.05, 0.05, 0.05]},
+          "test_at_fit": {"wd0": [0.25, 0.20, 0.30], "random": [0.04, 0.05, 0.05]}}
+    c1, c2, c3 = resnet.claims(ev)
+    assert c1.per_seed["late_ratio"] == [8.0, 5.5, 3.0] and not c1.holds  # seed 2 rose after 3 fitting times
+    ev["go_step"]["grok"][2] = 700
+    assert resnet.claims(ev)[0].holds
+    assert c2.per_seed["rise"][1] == pytest.approx(0.15) and not c2.holds  # one seed rose by 0.15
+    assert not c3.holds  # seed 2 never fit the random labels: no memorization to speak of
+    ev["t_train"]["random"][2] = 300
+    assert resnet.claims(ev)[2].holds

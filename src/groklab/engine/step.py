@@ -30,9 +30,13 @@ class Stepper(Protocol):
     def keep(self, idx: list[int]) -> None: ...  # drop every member not in idx (finished runs)
 
 
-@torch.no_grad()
+MAX_EVAL_INPUTS = 2 ** 24  # input elements per eval chunk: bounds activation memory for image models
+
+
+@torch.inference_mode()
 def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int, loss_fn=F.cross_entropy) -> tuple[float, float]:
     """Mean training loss (cross-entropy by default, in the model's dtype or float64) and accuracy."""
+    chunk = min(chunk, max(1, MAX_EVAL_INPUTS // max(1, X[0].numel())))  # 224 px images: ~330 rows a chunk
     was_training = model.training
     model.eval()
     loss_sum = torch.zeros((), dtype=torch.float64, device=X.device)
