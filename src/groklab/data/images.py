@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from groklab.data.tasks import Table
+from groklab.data.tasks import OnTable, Table
 from groklab.errors import ConfigError
 
 MAX_GRIDS = 200_000  # rendered whole, in memory: entries ** (cells ** 2) must stay below this
@@ -47,7 +47,7 @@ def sides_of(entries: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class ImageTask:
+class ImageTask(OnTable):
     """Every grid of the dictionary as an image, with its label; `table` carries the cell ids for splits."""
 
     table: Table  # operands [N, cells^2] dictionary ids (row-major), y labels; table.p = entries
@@ -55,17 +55,6 @@ class ImageTask:
     n_classes: int
     cells: int
     weights: tuple  # weight of each dictionary entry
-
-    @property
-    def operands(self) -> torch.Tensor:
-        return self.table.operands
-
-    @property
-    def labels(self) -> torch.Tensor:
-        return self.table.y
-
-    def __len__(self) -> int:
-        return len(self.table)
 
     def show(self, i: int) -> str:
         ids = self.table.operands[i].tolist()

@@ -13,7 +13,7 @@ import torch
 
 from groklab.data.encoding import encode, seq_len, vocab_size
 from groklab.data.images import make_image_task
-from groklab.data.tasks import Table, make_table
+from groklab.data.tasks import OnTable, Table, make_table
 
 
 class Task(Protocol):
@@ -29,7 +29,7 @@ SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 
 @dataclass(frozen=True)
-class TokenTask:
+class TokenTask(OnTable):
     """A modular-arithmetic table as token sequences (or raw float values for the embedding-free MLP)."""
 
     table: Table
@@ -40,19 +40,8 @@ class TokenTask:
     expr: Optional[str] = None  # the polynomial, for task poly
 
     @property
-    def operands(self) -> torch.Tensor:
-        return self.table.operands
-
-    @property
-    def labels(self) -> torch.Tensor:
-        return self.table.y
-
-    @property
     def n_classes(self) -> int:
         return self.table.p
-
-    def __len__(self) -> int:
-        return len(self.table)
 
     def show(self, i: int) -> str:
         """e.g. `3 * 5 = 4 (mod 11)   tokens [3, 11, 5, 12]`."""

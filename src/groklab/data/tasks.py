@@ -93,3 +93,20 @@ def make_table(name: str, p: int, expr: str | None = None, K: int = 2, max_rows:
     else:
         y = parse_poly(expr)(a, b, p)
     return Table(name, p, torch.stack([a, b], 1), y)
+
+
+class OnTable:
+    """What a task built on a Table reads from it: operands [N, K], labels [N], its length."""
+
+    table: Table
+
+    @property
+    def operands(self) -> torch.Tensor:
+        return self.table.operands
+
+    @property
+    def labels(self) -> torch.Tensor:
+        return self.table.y
+
+    def __len__(self) -> int:
+        return len(self.table)
