@@ -38,3 +38,13 @@ def _short(value, limit: int = 200) -> str:
 def notice(text: str) -> None:
     """A one-line announcement on stderr (a recovery the user should know about), never an error."""
     print(f"groklab: note: {text}", file=sys.stderr)
+
+
+_warned: set = set()  # deprecations announced in this process (once each)
+
+
+def deprecated(old: str, new: str) -> None:
+    """Announce once per process that `old` (a config key or value) is deprecated in favour of `new`."""
+    if old not in _warned:
+        _warned.add(old)
+        notice(f"{old} is deprecated and will be removed in the next release; use {new}")

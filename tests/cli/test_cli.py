@@ -41,8 +41,8 @@ def test_every_help_ends_with_two_real_examples(cmd, capsys):
 
 
 def test_old_optimizer_names_still_work_with_a_deprecation_notice(capsys):
-    import groklab.config.schema as schema
-    schema._warned.clear()
+    import groklab.errors as errors
+    errors._warned.clear()
     cfg = make_config(["optim=adam_lr", "optim.c_adaptive=true"])
     err = capsys.readouterr().err
     assert (cfg.optim.name, cfg.optim.c, cfg.optim.c_mode) == ("adam", 10.0, "adaptive")

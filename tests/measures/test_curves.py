@@ -28,3 +28,12 @@ def test_never_takes_off_disappears():
     assert events([0.01, 0.03, 0.05, 0.09, 0.1, 0.12, 0.11], rise=0.05)["go_step"] == 300
     unfit = events([0.0, 0.5, 0.9], train=[0.1, 0.2, 0.3])  # the training set is never fit: no grokking
     assert unfit["t_train"] is None and unfit["go_step"] is None
+
+
+def test_onset_rise_time_and_drops_on_the_normalised_test_accuracy():
+    e = events([0.02, 0.02, 0.05, 0.2, 0.5, 0.95, 0.99, 0.9, 1.0, 0.8, 1.0])
+    # a0 = 0.02: level 0.1 is acc 0.118 (step 300), level 0.9 is acc 0.902 (step 500)
+    assert (e["onset"], e["t_90"], e["rise_time"]) == (300, 500, 200)
+    assert e["drops"] == 2  # 0.99 -> 0.9 and 1.0 -> 0.8
+    flat = events([0.02, 0.03, 0.05, 0.04])
+    assert flat["onset"] is None and flat["rise_time"] is None and flat["drops"] == 0

@@ -6,6 +6,7 @@ from torch import nn
 
 from groklab.config import make_config
 from groklab.data import make_task
+from groklab.errors import ConfigError
 from groklab.models import build_model, circulant
 
 ARCHS = {
@@ -168,3 +169,20 @@ def test_toeplitz_embedding_of_004s_code():
     assert all(torch.allclose(E[t, i] * 8 ** 0.5, r[abs(i - t)]) for t in range(5) for i in range(8))
     with pytest.raises(Exception, match="vocab"):
         make_embedding(9, 8, init="toeplitz")
+
+
+def test_tied_mlp_reuses_one_hidden_layer_as_002s_code():
+    from groklab.engine.setup import build
+    from groklab.experiments.investigation.profile import CODE_MLP
+
+    exp = build(make_config(CODE_MLP))
+    m = exp.model
+    assert sum(t.numel() for t in m.parameters()) == 44_411  # 002's logged parameter count for this MLP
+    assert len(m.hidden) == 1 and m.order == [0, 0, 0, 0]
+    x = exp.X_train[:5]
+    h = torch.relu(m.W(m.E(x).flatten(1)))
+    for _ in range(4):
+        h = torch.relu(m.hidden[0](h))
+    assert torch.allclose(m(x), m.U(h))
+    with pytest.raises(ConfigError, match="model.tied"):
+        make_config(["model=transformer", "model.tied=true"])

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from groklab.config.measures import MeasuresConfig
 from groklab.config.section import Section
-from groklab.errors import ConfigError, notice
+from groklab.errors import ConfigError, deprecated
 
 # The names each choice allows; the tuples below are read off these types (one list of names each).
 TaskName = Literal["add", "sub", "mul", "div", "poly", "sum", "shapes"]
@@ -78,6 +78,7 @@ class ModelConfig(Section):
     # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
     # (004's code, Nanda et al.)
     init: Literal["torch", "scaled"] = "torch"
+    tied: bool = False  # mlp/mlp_emb: hidden layers 2..depth share one weight (002's code reuses one layer)
     width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w
 
     @model_validator(mode="before")
@@ -86,15 +87,6 @@ class ModelConfig(Section):
         if isinstance(data, dict) and data.get("name") in MODEL_DEFAULTS:
             data = {**MODEL_DEFAULTS[data["name"]], **data}
         return data
-
-
-_warned: set = set()
-
-
-def _deprecated(old: str, new: str) -> None:
-    if old not in _warned:
-        _warned.add(old)
-        notice(f"{old} is deprecated and will be removed in the next release; use {new}")
 
 
 class OptimConfig(Section):
@@ -138,14 +130,14 @@ class OptimConfig(Section):
         data = dict(data)
         name = data.get("name")
         if isinstance(name, str) and name.endswith("_lr") and name[:-3] in OPTIMIZERS:
-            _deprecated(f"optim={name}", f"optim={name[:-3]} optim.c=10")
+            deprecated(f"optim={name}", f"optim={name[:-3]} optim.c=10")
             data["name"] = name[:-3]
             if data.get("c") is None:
                 data["c"] = 10.0
         if "c_adaptive" in data:
             flag = data.pop("c_adaptive")
             if flag:
-                _deprecated("optim.c_adaptive=true", "optim.c_mode=adaptive")
+                deprecated("optim.c_adaptive=true", "optim.c_mode=adaptive")
             data.setdefault("c_mode", "adaptive" if flag else "fixed")
         if "c" in data and data["c"] is None:
             data["c"] = 1.0
@@ -235,8 +227,7 @@ class Config(Section):
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
 
-    def _image_rules(self) -> None:
-        """task=shapes / model=resnet18: no token embedding, so nothing that reads one."""
+    def _image_rules(self) -> None:  # task=shapes / model=resnet18: no token embedding, nothing that reads one
         o, ms = self.optim, self.measures
         if self.split.name != "random":
             raise ConfigError("split.name", self.split.name, "task=shapes takes split=random")
@@ -258,13 +249,19 @@ class Config(Section):
         """Rules across sections that a single field's type cannot express."""
         t, s, m, o = self.task, self.split, self.model, self.optim
         images, resnet = t.name == "shapes", m.name == "resnet18"
-        if images != resnet:
+        if images != resnet:  # one-line error naming the field that does not fit the other
             raise ConfigError("model.name" if images else "task.name", m.name if images else t.name,
                               "task=shapes trains model=resnet18, and model=resnet18 trains task=shapes")
         if images:
             self._image_rules()
-        elif m.width != 64:
-            raise ConfigError("model.width", m.width, "only for model=resnet18")
+        tf = m.name == "transformer"
+        for key, value, on, allowed in (("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),
+                                        ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"),
+                                         "model=mlp or mlp_emb"), ("model.bias", m.bias, not tf and not m.bias,
+                                                                   "model=transformer"),
+                                        ("model.init", m.init, not tf and m.init != "torch", "model=transformer")):
+            if on:
+                raise ConfigError(key, value, f"only for {allowed}")
         for name in ("hessian", "landscape"):
             if not resnet and "last" in getattr(self.measures, name).blocks:
                 raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
@@ -275,9 +272,6 @@ class Config(Section):
             raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
         if s.name in ("square", "strip") and s.test_reserve is not None:
             raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
-        if m.name != "transformer" and (not m.bias or m.init != "torch"):
-            raise ConfigError("model.bias" if not m.bias else "model.init", m.bias if not m.bias else m.init,
-                              "only for model=transformer")
         if m.name == "transformer" and m.d_emb % m.n_heads:
             raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
         if m.name == "mlp":  # raw values: no embedding to scale, sample by or initialise

@@ -7,6 +7,11 @@
 - u_acc (004's U-Acc): the highest test accuracy from go_step on; None without a go_step.
 - l_acc (004's L-Acc): the lowest test accuracy after u_acc was first reached (equal to u_acc when it is
   reached at the last eval); u_acc - l_acc is the oscillation after grokking.
+- onset, t_90, rise_time (002's "starts earlier, rises more gently"): on the normalised test accuracy
+  (acc - a0) / (1 - a0), a0 = test accuracy at the first eval (chance at step 0), onset is the first eval step
+  where it reaches 0.1 and t_90 the first where it reaches 0.9; rise_time = t_90 - onset. They need no fit, so
+  a curve that learns without a plateau has them too.
+- drops: how many times test accuracy fell by at least `drop` between consecutive evals (002's oscillation).
 The resolution of every step is the eval schedule (004 evaluates every 100 epochs).
 """
 from __future__ import annotations
@@ -31,6 +36,12 @@ class GrokTracker:
     go_step: Optional[int] = None
     u_acc: Optional[float] = None
     l_acc: Optional[float] = None
+    drop: float = 0.05  # a fall of test acc between consecutive evals that counts as a drop
+    test_at_start: Optional[float] = None  # a0: test acc at the first eval
+    last_test: Optional[float] = None
+    onset: Optional[int] = None
+    t_90: Optional[int] = None
+    drops: int = 0
 
     def update(self, step: int, train_acc: float, test_acc: float) -> None:
         if self.t_train is None and train_acc >= self.train_thr:
@@ -44,10 +55,24 @@ class GrokTracker:
                 self.u_acc = self.l_acc = test_acc
             else:
                 self.l_acc = min(self.l_acc, test_acc)
+        self._onset(step, test_acc)
         if test_acc >= self.stop_target:
             self.streak_start = step if self.streak_start is None else self.streak_start
         else:
             self.streak_start = None
+
+    def _onset(self, step: int, test_acc: float) -> None:
+        if self.test_at_start is None:
+            self.test_at_start = test_acc
+        if self.last_test is not None and self.last_test - test_acc >= self.drop:
+            self.drops += 1
+        self.last_test = test_acc
+        a0 = self.test_at_start
+        level = (test_acc - a0) / (1 - a0) if a0 < 1 else 1.0
+        if self.onset is None and level >= 0.1:
+            self.onset = step
+        if self.t_90 is None and level >= 0.9:
+            self.t_90 = step
 
     def should_stop(self, step: int) -> bool:
         return (self.patience is not None and self.streak_start is not None
@@ -57,9 +82,14 @@ class GrokTracker:
     def gap(self) -> Optional[int]:
         return None if self.t_train is None or self.t_test is None else self.t_test - self.t_train
 
+    @property
+    def rise_time(self) -> Optional[int]:
+        return None if self.onset is None or self.t_90 is None else self.t_90 - self.onset
+
     def events(self) -> dict:
         return {"t_train": self.t_train, "t_test": self.t_test, "gap": self.gap, "go_step": self.go_step,
-                "u_acc": self.u_acc, "l_acc": self.l_acc, "test_at_fit": self.test_at_fit}
+                "u_acc": self.u_acc, "l_acc": self.l_acc, "test_at_fit": self.test_at_fit, "onset": self.onset,
+                "t_90": self.t_90, "rise_time": self.rise_time, "drops": self.drops}
 
     def state_dict(self) -> dict:
         return asdict(self)

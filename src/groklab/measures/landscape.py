@@ -76,3 +76,19 @@ def landscape_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, block
     nz = np.argsort(np.abs(alphas))[1:3]  # the two smallest nonzero |alpha| (symmetric pair)
     return ({"landscape/loss0": float(centre), "landscape/sharpness": float(line[nz].mean() - centre)},
             {"landscape/alphas": alphas.astype(np.float32), "landscape/loss": loss.astype(np.float32)})
+
+
+def singular_direction(W: torch.Tensor) -> torch.Tensor:
+    """sigma_1 u_1 v_1^T: the top rank-1 component of a weight matrix (moving by a * it scales sigma_1 by 1 + a)."""
+    U, S, Vh = torch.linalg.svd(W.detach().double(), full_matrices=False)
+    return (S[0] * torch.outer(U[:, 0], Vh[0])).to(W.dtype)
+
+
+def curvature(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Sequence[torch.Tensor],
+              direction: Sequence[torch.Tensor], loss_fn: Callable = F.cross_entropy) -> float:
+    """d^T H d / d^T d: the loss's second derivative along `direction` (one tensor per param; scale-free)."""
+    from groklab.measures.hessian import HVP
+
+    d = torch.cat([t.reshape(-1) for t in direction]).double()
+    hv = HVP(model, list(params), X, y, loss_fn)(d)
+    return float(d @ hv / (d @ d))

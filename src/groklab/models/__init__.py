@@ -22,7 +22,7 @@ def build_model(cfg, task) -> nn.Module:
         torch.manual_seed(cfg.seed)
         if m.name in ("mlp", "mlp_emb"):
             model = MLP(n_classes, n_ctx, vocab if m.name == "mlp_emb" else None, d_emb=m.d_emb,
-                        d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, **emb)
+                        d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, tied=m.tied, **emb)
         elif m.name == "transformer":
             model = Transformer(n_classes, n_ctx, vocab, d_model=m.d_emb, n_heads=m.n_heads, d_mlp=m.d_hidden,
                                 n_layers=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,

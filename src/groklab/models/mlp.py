@@ -18,14 +18,18 @@ class MLP(nn.Module):
 
     def __init__(self, p: int, n_ctx: int, vocab: int | None, d_emb: int = 128, d_hidden: int = 512,
                  depth: int = 1, act: str = "relu", emb_init_std: float = 1.0, freeze_emb: bool = False,
-                 emb_init: str = "normal", dropout: float = 0.0):
+                 emb_init: str = "normal", dropout: float = 0.0, tied: bool = False):
         super().__init__()
         self.E = None
         if vocab is not None:
             self.E = make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         d_in = n_ctx * d_emb if vocab is not None else n_ctx
         self.W = nn.Linear(d_in, d_hidden)  # "first layer" W of the bilinear pair (E, W)
-        self.hidden = nn.ModuleList(nn.Linear(d_hidden, d_hidden) for _ in range(depth - 1))
+        # tied: one hidden d_hidden x d_hidden layer applied depth - 1 times (002's released MLP reuses its
+        # `linear2` num_layers times); untied: depth - 1 layers of their own
+        n_own = min(1, depth - 1) if tied else depth - 1
+        self.hidden = nn.ModuleList(nn.Linear(d_hidden, d_hidden) for _ in range(n_own))
+        self.order = [0] * (depth - 1) if tied else list(range(depth - 1))
         self.U = nn.Linear(d_hidden, p)
         self.act = ACTS[act]()
         self.drop = nn.Dropout(dropout) if dropout > 0 else None  # after each hidden activation
@@ -33,8 +37,8 @@ class MLP(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.E(x).flatten(1) if self.E is not None else x
         h = self.act(self.W(h))
-        for layer in self.hidden:
-            h = self.act(layer(self.drop(h) if self.drop is not None else h))
+        for i in self.order:
+            h = self.act(self.hidden[i](self.drop(h) if self.drop is not None else h))
         return self.U(self.drop(h) if self.drop is not None else h)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:

@@ -1,4 +1,4 @@
-"""Coverage ceilings of a run's split (004 Thm 3.10-3.12, Remark 3.11) and the per-run grokking events.
+"""Coverage ceilings of a run's split (004 Thm 3.10-3.12, Remark 3.11).
 
 A test pair can only be imitated from training pairs nearby (Thm 3.10): the share of test pairs within
 Manhattan distance < n of a training pair bounds the test accuracy grokking can reach. We use the torus
@@ -45,20 +45,3 @@ def ceilings(row, n: int = N_COVER) -> dict:
     lift = lambda c: c + (1 - c) / p  # noqa: E731
     return {"ceiling": lift(exact), "ceiling_expected": lift(expected), "coverage": exact,
             "n_train": len(s.train), "n_test": len(s.test)}
-
-
-def events(df: pd.DataFrame) -> pd.DataFrame:
-    """Per run: the run table's events plus `u_or_max` -- U-Acc, or when grokking never took off, the
-    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67)."""
-    from groklab.experiments.stats import run_table
-
-    t = run_table(df)
-    if t.empty:
-        return t
-    best = {}
-    for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
-        fit = g[g["train/acc"] >= 0.99]
-        after = g[g["step"] >= fit["step"].min()] if len(fit) else g
-        best[run] = float(after["test/acc"].max())
-    t["u_or_max"] = [u if pd.notna(u) else best[r] for r, u in zip(t["run"], t["u_acc"])]
-    return t

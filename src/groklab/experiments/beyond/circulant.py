@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import curves, per_variant
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored, paired_ratios
+from groklab.experiments.variants import curves, per_variant
 
 NAME = "circulant"
 TITLE = "Special embedding init: Toeplitz / circulant vs the default"

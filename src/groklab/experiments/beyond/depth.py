@@ -10,8 +10,8 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import curves, oscillation, per_variant, variant_of
 from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.variants import curves, oscillation, per_variant, variant_of
 
 NAME = "depth"
 TITLE = "1, 2, 3 Transformer layers: oscillation of test accuracy after grokking"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import curves, per_variant
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
+from groklab.experiments.variants import curves, per_variant
 
 NAME = "dnn"
 TITLE = "2-layer MLP vs 1-layer Transformer on a + b and on a^2 + ab + b^2"

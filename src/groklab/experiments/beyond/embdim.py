@@ -10,9 +10,9 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import curves, per_variant
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored
+from groklab.experiments.variants import curves, per_variant
 
 NAME = "embdim"
 TITLE = "Embedding dimension near the coverage threshold: small vs large d_model"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from groklab.experiments.beyond.ceiling import N_COVER, ceilings
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import per_variant
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci, spearman_boot
+from groklab.experiments.variants import per_variant
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "fig4"

@@ -10,9 +10,9 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import variant_of
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
+from groklab.experiments.variants import variant_of
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "med"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.beyond.variants import curves, per_variant
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
+from groklab.experiments.variants import curves, per_variant
 
 NAME = "resnet"
 TITLE = "ResNet-18 on 2 x 2 grids of polygons (label: total number of sides), with controls"

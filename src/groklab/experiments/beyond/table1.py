@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from groklab.experiments.beyond.ceiling import N_COVER, ceilings, events
+from groklab.experiments.beyond.ceiling import N_COVER, ceilings
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci, spearman_boot
+from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import write_json

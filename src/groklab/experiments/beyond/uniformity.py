@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.beyond.variants import curves, per_variant, variant_of
 from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.variants import curves, per_variant, variant_of
 
 NAME = "uniformity"
 TITLE = "Weight decay makes the embedding uniform (MED falls, spacing evens out) and test accuracy follows"

@@ -1,12 +1,28 @@
-"""Helpers for 004 studies that compare a few variants over seeds: run names `<variant>/s<seed>`."""
+"""Helpers for studies that compare a few variants over seeds: run names `<variant>/s<seed>`."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
 
-from groklab.experiments.beyond.ceiling import events
 from groklab.plots.curves import acc_grid
+
+
+def events(df: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the run table's events plus `u_or_max` -- U-Acc, or when grokking never took off, the
+    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67)."""
+    from groklab.experiments.stats import run_table
+
+    t = run_table(df)
+    if t.empty:
+        return t
+    best = {}
+    for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
+        fit = g[g["train/acc"] >= 0.99]
+        after = g[g["step"] >= fit["step"].min()] if len(fit) else g
+        best[run] = float(after["test/acc"].max())
+    t["u_or_max"] = [u if pd.notna(u) else best[r] for r, u in zip(t["run"], t["u_acc"])]
+    return t
 
 
 def variant_of(run: str) -> str:

@@ -1,0 +1,143 @@
+"""002 §5 (Fig 13): embeddings, loss landscape and gradient norms of the p = 59 MLP that groks.
+
+Model (002's notebook): embedding 128, `linear1` (256 -> 128), one tied 128 x 128 `linear2` applied 4 times,
+AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
+- t-SNE of the 59 learned embeddings, lines joining n and n + 11 (002 Fig 13b), and the embedding before/after
+  with the share of near-zero dimensions (column norm < 10% of the largest);
+- curvature of the training loss along the top singular direction sigma_1 u_1 v_1^T of `linear1` and of
+  `linear2` (our reading of 002's "largest eigenvalues of two linear layers' weights": 002's notebook moves
+  every entry by one shared constant and plots the loss against the perturbed sigma_1), against the curvature
+  along 8 Gaussian directions in the same layers: d^T H d / d^T d through Hessian-vector products;
+- 2-D slices of the training loss along the two singular directions and along two random directions scaled to
+  the same Frobenius norms (a in [-1, 1]: a = 1 doubles sigma_1);
+- gradient norms over training (total, `linear1` = block W, the rest), measured every eval.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from groklab.config import make_config
+from groklab.engine.setup import build
+from groklab.experiments.investigation.compare import grid_runs
+from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
+from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.stats import boot_mean
+from groklab.experiments.variants import per_variant
+from groklab.measures.geometry import tsne_2d
+from groklab.measures.landscape import curvature, loss_slice, singular_direction
+from groklab.plots.style import STYLE, plt, save
+from groklab.store import RunStore
+
+NAME = "landscape"
+TITLE = "p = 59 MLP: t-SNE of embeddings, loss landscape along singular directions, gradient norms"
+PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area, with ridges around it; the "
+         "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")
+STEP = 11  # 002 joins numbers that differ by 11
+N_RANDOM = 8
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    every = 50 if profile == "quick" else 500
+    extra = ["model.d_emb=128", f"measures.progress.every={every}"]
+    return grid_runs({"mlp": extra}, code_mlp(profile) + budget(profile, 3000, every, CODE_STEPS, every), seeds)
+
+
+def inspect(run_dir: Path, seed: int) -> dict:
+    """The run's final model: curvatures, loss slices, t-SNE and embeddings (init rebuilt from the seed)."""
+    store = RunStore.open(run_dir)
+    exp = build(make_config([], base=store.config()))
+    E0 = exp.model.E.weight.detach().clone()
+    exp.model.load_state_dict(store.load_checkpoint()["model"])
+    m, X, y = exp.model, exp.X_train, exp.y_train
+    layers = [m.W.weight, m.hidden[0].weight]
+    g = torch.Generator().manual_seed(seed)
+    sv = [singular_direction(W) for W in layers]
+    rand = [[torch.randn(W.shape, generator=g, dtype=W.dtype) for W in layers] for _ in range(N_RANDOM)]
+    k_sv = [curvature(m, X, y, [W], [d]) for W, d in zip(layers, sv)]
+    k_rand = [curvature(m, X, y, [W], [r[i]]) for r in rand for i, W in enumerate(layers)]
+    scaled = [r * (s.norm() / r.norm()) for r, s in zip(rand[0], sv)]
+    zero = [torch.zeros_like(W) for W in layers]
+    a = np.linspace(-1, 1, 21)
+    grid = np.stack([x.ravel() for x in np.meshgrid(a, a, indexing="ij")], 1)
+    slices = {kind: loss_slice(m, X, y, layers, [[d1, zero[1]], [zero[0], d2]], grid).reshape(21, 21)
+              for kind, (d1, d2) in (("singular", sv), ("random", scaled))}
+    E = m.E.weight.detach()[: exp.cfg.p]
+    return {"k_sv": float(np.mean(k_sv)), "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a,
+            "tsne": tsne_2d(E, seed), "E0": E0[: exp.cfg.p].numpy(), "E": E.numpy()}
+
+
+def sparse_share(E: np.ndarray) -> float:
+    """Share of embedding dimensions whose column norm is below 10% of the largest."""
+    n = np.linalg.norm(E, axis=0)
+    return float((n < 0.1 * n.max()).mean())
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    if df.empty:
+        return [], claims({}, {}, {})
+    seeds = {int(r.rsplit("/s", 1)[1]): r for r in sorted(df["run"].unique())}
+    found = {s: inspect(out / r, s) for s, r in seeds.items()}
+    ratio = [found[s]["k_sv"] / found[s]["k_rand"] if found[s]["k_rand"] > 0 else None for s in sorted(found)]
+    peak = {}
+    for run, g in df.dropna(subset=["grad/total"]).groupby("run"):
+        g = g.sort_values("step")
+        norm = g["grad/total"]
+        peak[run] = (int(g["step"].iloc[norm.argmax()]), float(norm.iloc[-1] / norm.max()))
+    t_test = per_variant(df, "t_test").get("mlp", [])
+    figs = draw(found[min(found)], df, out / "landscape")
+    extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
+             "sparse_final": [sparse_share(f["E"]) for f in found.values()]}
+    return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
+                         "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
+                        {r: v for r, v in sorted(peak.items())}, t_test)
+
+
+def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
+    r = boot_mean(v.get("ratio", []))
+    sharp = Claim("sharp_basin_along_singular_directions",
+                  "The generalizing solution sits in a sharp, narrow basin along the weights' top directions.",
+                  "per seed: curvature d^T H d / d^T d of the train loss along sigma_1 u_1 v_1^T of linear1 and "
+                  "linear2 (mean of the two) / the mean over 8 Gaussian directions in the same layers; holds if the "
+                  "95% bootstrap CI of the mean ratio lies above 1",
+                  {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")},
+                  r, r["lo"] is not None and r["lo"] > 1)
+    rows = list(peak.values())
+    ok = bool(rows) and all(t is not None and s <= t and f < 0.5 for (s, f), t in zip(rows, t_test))
+    grads = Claim("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as grokking "
+                  "takes place.", "per seed: step of the largest grad/total (train set, every eval) <= t_test, and the "
+                  "final grad/total < 0.5 x its peak; holds if every seed does",
+                  {"peak_step": [s for s, _ in rows], "final_over_peak": [f for _, f in rows], "t_test": t_test},
+                  {"seeds": len(rows)}, ok)
+    return [sharp, grads]
+
+
+def draw(f: dict, df, path: Path) -> list[Path]:
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(2, 3, figsize=(10, 6.2))
+        xy = f["tsne"]
+        p = len(xy)
+        for i in range(p):
+            j = (i + STEP) % p
+            ax[0, 0].plot(xy[[i, j], 0], xy[[i, j], 1], color="0.7", lw=0.5)
+        ax[0, 0].scatter(xy[:, 0], xy[:, 1], c=np.arange(p), cmap="twilight", s=12)
+        ax[0, 0].set_title(f"t-SNE of E, lines join n and n + {STEP}")
+        for k, (E, title) in enumerate(((f["E0"], "E at init"), (f["E"], "E after training"))):
+            ax[0, 1 + k].imshow(E, aspect="auto", cmap="RdBu_r")
+            ax[0, 1 + k].set_title(title)
+            ax[0, 1 + k].grid(False)
+        a = f["alphas"]
+        for k, kind in enumerate(("singular", "random")):
+            c = ax[1, k].contourf(a, a, np.log10(f["slices"][kind].T), levels=20)
+            ax[1, k].set_title(f"log10 train loss, {kind} directions")
+            ax[1, k].set_xlabel("linear1")
+            ax[1, k].set_ylabel("linear2")
+            fig.colorbar(c, ax=ax[1, k])
+        for run, g in df.dropna(subset=["grad/total"]).groupby("run"):
+            ax[1, 2].plot(g["step"], g["grad/total"], lw=0.8, label=run)
+        ax[1, 2].set_yscale("log")
+        ax[1, 2].set_title("gradient norm (train set)")
+        ax[1, 2].legend()
+        return save(fig, path)

@@ -1,0 +1,59 @@
+"""Paper 002's models and training, per architecture, and the quick profile's scaling.
+
+Paper sizes (002 §1-§5 and its released code): the Transformer of danielmamay/grokking (post-LayerNorm
+decoder with learned positions and a final LayerNorm, d_model 128, 4 heads, ReLU MLP of 512, logits at the
+last position) with AdamW lr 5e-5, betas (0.9, 0.98), wd 1, batch 512, 1e5 steps; a 2-layer LSTM (embedding
+128, hidden 256, input [a, b, =], last step's state) with AdamW lr 1e-3, betas (0.9, 0.98), wd 0.1, batch 128
+at p = 47; an embedding MLP (3 hidden layers of 256, no operator tokens) with
+AdamW lr 5e-4, wd 1, batch 512; a 3-layer bidirectional tanh RNN (hidden 128) with Adam lr 5e-5 and no weight
+decay, batch 512. Every study: a + b mod p, random split, no early stop.
+
+Quick: the same architectures, smaller (p, widths) and with larger learning rates so that each run groks in
+seconds to a minute on one CPU thread; the numbers next to each list were measured on these machines.
+"""
+from __future__ import annotations
+
+COMMON = ["task=add", "split.name=random", "stop.early=false", "progress=false", "eval.log_points=0"]
+ARCH = {
+    "transformer": ["model=transformer", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
+                    "model.norm=post", "model.act=relu", "optim=adamw", "optim.betas=[0.9,0.98]",
+                    "optim.weight_decay=1", "optim.lr=5e-5", "batch_size=512", "encoding=op"],
+    "lstm": ["model=lstm", "model.depth=2", "model.d_emb=128", "model.d_hidden=256", "optim=adamw",
+             "optim.lr=1e-3", "optim.betas=[0.9,0.98]", "optim.weight_decay=0.1", "batch_size=128", "encoding=eq"],
+    "mlp": ["model=mlp_emb", "model.depth=3", "model.d_emb=128", "model.d_hidden=256", "optim=adamw",
+            "optim.lr=5e-4", "optim.weight_decay=1", "batch_size=512", "encoding=no_op"],
+    "birnn": ["model=birnn", "model.depth=3", "model.d_emb=128", "model.d_hidden=128", "optim=adam",
+              "optim.lr=5e-5", "optim.weight_decay=0", "batch_size=512", "encoding=no_op"],
+}
+# quick: smaller widths, p and step budgets, larger lr (each measured to grok on one CPU thread)
+QUICK = {
+    "transformer": ["model.d_emb=64", "model.d_hidden=256", "optim.lr=1e-3", "optim.warmup=10"],
+    "lstm": ["model.d_emb=64", "model.d_hidden=128", "optim.lr=3e-3"],
+    "mlp": ["model.d_emb=64", "model.d_hidden=128", "optim.lr=3e-3"],
+    "birnn": ["model.d_emb=64", "model.d_hidden=64", "optim.lr=1e-3"],
+}
+# The MLP of 002's released code (Fig 9, the weight-decay grids, Fig 13): embedding 64, `linear1` (2 x 64 ->
+# 128), ReLU, one 128 x 128 `linear2` applied 4 times (tied: model.depth=5), p = 59, half the table, batch 256,
+# AdamW lr 5e-4 wd 1, 1e4 epochs = 70,000 steps; 44,411 parameters. The code initialises linears Kaiming-normal
+# and the embedding Xavier-normal; we keep torch's defaults.
+CODE_MLP = COMMON + ["model=mlp_emb", "model.tied=true", "model.depth=5", "model.d_emb=64", "model.d_hidden=128",
+                     "encoding=no_op", "p=59", "split.frac_train=0.5", "batch_size=256", "optim=adamw",
+                     "optim.lr=5e-4", "optim.weight_decay=1"]
+CODE_MLP_QUICK = ["optim.lr=2e-3"]
+CODE_STEPS = 70_000
+PAPER_STEPS = 100_000
+
+
+def model(arch: str, profile: str) -> list[str]:
+    """Overrides that pick `arch` with 002's settings, scaled down for the quick profile."""
+    return COMMON + ARCH[arch] + (QUICK[arch] if profile == "quick" else [])
+
+
+def code_mlp(profile: str) -> list[str]:
+    return CODE_MLP + (CODE_MLP_QUICK if profile == "quick" else [])
+
+
+def budget(profile: str, quick_steps: int, quick_every: int, paper_steps: int = PAPER_STEPS,
+           paper_every: int = 500) -> list[str]:
+    steps, every = (quick_steps, quick_every) if profile == "quick" else (paper_steps, paper_every)
+    return [f"steps={steps}", f"eval.every={every}"]

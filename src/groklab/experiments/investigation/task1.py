@@ -1,0 +1,83 @@
+"""002 Task 1 (§1, Figs 1-2): a danielmamay-style Transformer on a + b mod p -- encoding, alpha, p, depth.
+
+Cells: encoding op ([a, +, b, =]) or no_op ([a, b]), training fraction alpha, modulus p, 1 or 2 layers. The
+paper profile runs the full grid alpha {0.3, 0.5, 0.7} x p {29, 59, 97} x layers {1, 2} x encoding; the
+quick profile varies one factor at a time around a base cell. Claims compare cells that differ in one
+factor only, at the base values of the others (events from groklab.measures.curves: onset and t_90 on the
+normalised test accuracy, rise_time = t_90 - onset, gap = t_test - t_train, drops = test-accuracy falls
+>= 0.05 between evals).
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from groklab.experiments.investigation.compare import contrast, draw, grid_runs, table, trend
+from groklab.experiments.investigation.profile import budget, model
+from groklab.experiments.spec import Claim, RunSpec
+from groklab.store.tree import read_manifest
+
+NAME = "task1"
+TITLE = "Transformer on a + b: operator tokens, training fraction, modulus, depth"
+PAPER = ("With + and = tokens grokking emerges earlier but more gradually, without them later and sharper; "
+         "larger alpha shortens the lag; p = 97 grokks in fewer steps than 29 and 59, and small p oscillates "
+         "more; a 2-layer Transformer fits sooner but groks later (a larger gap) than a 1-layer one.")
+ALPHAS, PS, LAYERS, ENCODINGS = (0.3, 0.5, 0.7), (29, 59, 97), (1, 2), ("op", "no_op")
+BASE = {"quick": ("op", 0.5, 97, 2), "paper": ("op", 0.3, 97, 2)}  # 002's replication: alpha 0.3, p 97, 2 layers
+
+
+def cell(enc: str, alpha: float, p: int, layers: int) -> str:
+    return f"{enc}-a{alpha}-p{p}-L{layers}"
+
+
+def overrides(enc: str, alpha: float, p: int, layers: int) -> list[str]:
+    return [f"encoding={enc}", f"split.frac_train={alpha}", f"p={p}", f"model.depth={layers}"]
+
+
+def cells(profile: str) -> list[tuple]:
+    if profile == "paper":
+        return list(itertools.product(ENCODINGS, ALPHAS, PS, LAYERS))
+    e, a, p, n = BASE[profile]
+    out = [(e, a, p, n), ("no_op", a, p, n)] + [(e, x, p, n) for x in ALPHAS if x != a]
+    return out + [(e, a, x, n) for x in PS if x != p] + [(e, a, p, x) for x in LAYERS if x != n]
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    base = model("transformer", profile) + budget(profile, 3000, 50)
+    return grid_runs({cell(*c): overrides(*c) for c in cells(profile)}, base, seeds)
+
+
+def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+    profile = read_manifest(out).get("profile", "quick")
+    base = BASE[profile]
+    order = [cell(*c) for c in cells(profile)]
+    figs = draw(df, out, "task1", "002 Task 1: Transformer, one factor at a time", order)
+    return figs, claims(table(df), base)
+
+
+def claims(t: dict, base: tuple) -> list[Claim]:
+    e, a, p, n = base
+    b = cell(*base)
+    no_op = cell("no_op", a, p, n)
+    by_alpha = {cell(e, x, p, n): x for x in ALPHAS}
+    one, two = cell(e, a, p, 1), cell(e, a, p, 2)
+    small = cell(e, a, min(PS), n)
+    return [
+        contrast("op_tokens_earlier_onset", "With + and = tokens, grokking starts earlier than without.",
+                 "onset (first eval step with normalised test acc >= 0.1)", t["onset"], b, no_op, -1),
+        contrast("op_tokens_gentler_rise", "With + and = tokens the rise is more gradual; without, sharper.",
+                 "rise_time = t_90 - onset (steps from 10% to 90% of the normalised test accuracy)",
+                 t["rise_time"], b, no_op, 1),
+        trend("alpha_shortens_delay", "A larger training fraction alpha shortens the lag before test accuracy rises.",
+              "t_test (first eval with test acc >= 0.99, censored at the horizon)", t["t_test"], by_alpha, -1),
+        contrast("p97_groks_before_p29", "p = 97 groks in fewer steps than p = 29.", "t_test",
+                 t["t_test"], cell(e, a, 97, n), small, -1),
+        contrast("p97_groks_before_p59", "p = 97 groks in fewer steps than p = 59.", "t_test",
+                 t["t_test"], cell(e, a, 97, n), cell(e, a, 59, n), -1),
+        contrast("small_p_oscillates_more", "Smaller p oscillates more.", "drops (test-acc falls >= 0.05)",
+                 t["drops"], small, cell(e, a, 97, n), 1),
+        contrast("two_layers_fit_sooner", "2 layers fit the training set sooner than 1 layer.", "t_train",
+                 t["t_train"], two, one, -1),
+        contrast("two_layers_larger_gap", "2 layers grok later relative to the fit: a larger grokking gap.",
+                 "gap = t_test - t_train", t["gap"], two, one, 1),
+    ]

@@ -1,0 +1,99 @@
+"""Paper 002 studies at tiny sizes (every module end to end) and their claims on synthetic event tables."""
+import json
+
+import pytest
+
+from groklab.experiments import reproduce
+from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
+from groklab.experiments.stats import boot_diff, boot_mean, censor
+
+TINY = ("model.d_emb=8", "model.d_hidden=16", "steps=30", "eval.every=10")
+STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "landscape"}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    out = tmp_path_factory.mktemp("investigation")
+    docs = reproduce("investigation/all", out, profile="quick", seeds=1, jobs=1, echo=lambda *a: None, overrides=TINY)
+    return out, {d["figure"]: d for d in docs}
+
+
+def test_every_study_trains_draws_and_states_claims(tree):
+    out, docs = tree
+    assert set(docs) == STUDIES
+    for name, doc in docs.items():
+        assert doc["claims"] and doc["figures"], name
+        assert all((out / name / f).is_file() for f in doc["figures"]), name
+        assert set(doc["health"].values()) == {"completed"}, (name, doc["health"])
+        for c in doc["claims"]:
+            assert c["statistic"] and c["per_seed"], (name, c["id"])
+    saved = json.loads((out / "landscape" / "claims.json").read_text())
+    per_seed = saved["claims"][0]["per_seed"]  # curvatures along singular and random directions were measured
+    assert len(per_seed["k_sv"]) == len(per_seed["k_rand"]) == 1 and per_seed["k_sv"][0] != per_seed["k_rand"][0]
+
+
+def test_quick_task1_varies_one_factor_at_a_time():
+    cells = task1.cells("quick")
+    assert len(cells) == 7 and len(set(cells)) == 7
+    base = task1.BASE["quick"]
+    assert all(sum(x != y for x, y in zip(c, base)) <= 1 for c in cells)
+    assert len(task1.cells("paper")) == 36
+
+
+def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
+    cells = decay.cells("quick")
+    assert "optim.weight_decay=0.0003" in cells["matched-lr0.003-wd0.1"]
+    assert "optim.weight_decay=0.1" in cells["naive-lr0.003-wd0.1"] and "optim=adam" in cells["naive-lr0.003-wd0.1"]
+    lrs, wds = decay.GRID["quick"]
+    acc = {decay.name(k, lr, wd): [v, v] for lr in lrs for wd in wds
+           for k, v in (("adamw", 0.9), ("matched", 0.88), ("naive", 0.1))}
+    [c] = decay.claims({"final_test": acc}, lrs, wds)
+    assert c.holds and c.aggregate["diff"] == pytest.approx(0.02 - 0.8)
+    acc.update({decay.name("matched", lr, wd): [0.1, 0.1] for lr in lrs for wd in wds})
+    assert not decay.claims({"final_test": acc}, lrs, wds)[0].holds
+
+
+def test_bootstrap_statistics():
+    m = boot_mean([1.0, 2.0, 3.0])
+    assert m["mean"] == 2.0 and 1.0 <= m["lo"] < 2.0 < m["hi"] <= 3.0
+    assert boot_mean([None, 4.0])["lo"] is None and boot_mean([])["n"] == 0
+    assert boot_diff([10, 11, 12], [1, 2, 3])["sign"] == 1 and boot_diff([1, 2, 3], [10, 11, 12])["sign"] == -1
+    assert boot_diff([1, 5, 9], [2, 6, 8])["sign"] == 0  # overlapping seeds: within noise
+    assert censor([None, 3], 100) == [100.0, 3.0]
+
+
+def test_comparisons_hold_only_beyond_seed_noise():
+    v = {"a": [100, 110, 120], "b": [300, 310, 290], "c": [0.95, 0.96, 0.97], "d": [0.95, 0.97, 0.96],
+         "e": [0.1, 0.1, 0.1], "f": [0.1, 0.1, 0.1]}
+    assert compare.contrast("x", "", "t", v, "a", "b", -1).holds
+    assert not compare.contrast("x", "", "t", v, "a", "b", 1).holds
+    assert compare.within("x", "", "acc", v, "c", "d", 0.05, floor=0.9).holds
+    assert not compare.within("x", "", "acc", v, "e", "f", 0.05, floor=0.9).holds  # both learned nothing
+    assert not compare.within("x", "", "acc", v, "a", "b", 0.05).holds
+    trend = {"x1": [1, 2], "x2": [5, 6], "x3": [9, 10]}
+    assert compare.trend("x", "", "t", trend, {"x1": 1, "x2": 2, "x3": 3}, 1).holds
+    assert not compare.trend("x", "", "t", trend, {"x1": 1, "x2": 2, "x3": 3}, -1).holds
+    lags = compare.lag({"onset": {"a": [50.0, 300.0]}, "t_train": {"a": [100.0, 100.0]}}, ["a"])
+    assert lags == {"a": [-0.5, 2.0]}
+
+
+def test_lstm_and_ksum_claims_on_synthetic_tables():
+    t = {"max_test": {"lstm-a0.3": [0.99, 0.98], "lstm-a0.5": [1.0, 1.0]},
+         "onset": {"lstm-a0.3": [900, 1000], "lstm-a0.5": [500, 600], "transformer-a0.5": [300, 320]},
+         "t_train": {"lstm-a0.3": [200, 200], "lstm-a0.5": [150, 200], "transformer-a0.5": [100, 100]},
+         "rise_time": {"lstm-a0.5": [400, 420], "transformer-a0.5": [50, 60]},
+         "t_90": {"lstm-a0.5": [900, 1000], "transformer-a0.5": [350, 380]},
+         "drops": {"lstm-a0.3": [3, 4], "lstm-a0.5": [0, 1], "transformer-a0.5": [5, 6]}}
+    assert {c.id: c.holds for c in lstm.claims(t)} == {
+        "lstm_groks": True, "lstm_fewer_drops_than_transformer": True, "lstm_gentler_rise_than_transformer": True,
+        "lstm_smoother_with_alpha": True}
+    t["max_test"]["lstm-a0.3"] = [0.99, 0.5]  # one seed never generalizes
+    assert not lstm.claims(t)[0].holds
+    gap = {f"{a}-{c}": v for a in ksum.ARCHS for c, v in (("K2-b64", [900, 1000]), ("K3-b256", [400, 420]),
+                                                          ("K3-b1024", [410, 430]), ("K4-b1024", [100, 90]))}
+    k = {"gap": gap, "onset": {"birnn-K3-wd1": [50, 60], "birnn-K3-wd0": [40, 50]},
+         "t_train": {"birnn-K3-wd1": [200, 210], "birnn-K3-wd0": [200, 200]},
+         "final_test": {"birnn-K3-wd1": [0.97, 0.98], "birnn-K3-wd0": [0.98, 0.98]}}
+    assert all(c.holds for c in ksum.claims(k)), [(c.id, c.aggregate) for c in ksum.claims(k) if not c.holds]
+    gap.update({f"{a}-K3-b1024": [100, 110] for a in ksum.ARCHS})  # batch moves the gap as much as K does
+    assert not any(c.holds for c in ksum.claims(k) if c.id.endswith("batch_not_the_cause"))
