@@ -73,6 +73,11 @@ def test_comparisons_hold_only_beyond_seed_noise():
     trend = {"x1": [1, 2], "x2": [5, 6], "x3": [9, 10]}
     assert compare.trend("x", "", "t", trend, {"x1": 1, "x2": 2, "x3": 3}, 1).holds
     assert not compare.trend("x", "", "t", trend, {"x1": 1, "x2": 2, "x3": 3}, -1).holds
+    one = {"a": [100], "b": [300], "c": [0.95], "d": [0.96]}  # a single seed gives no verdict either way
+    assert not compare.contrast("x", "", "t", one, "a", "b", -1).holds
+    assert not compare.within("x", "", "acc", one, "c", "d", 0.05).holds
+    assert not compare.trend("x", "", "t", {"x1": [1], "x2": [5], "x3": [9]}, {"x1": 1, "x2": 2, "x3": 3}, 1).holds
+    assert not compare.contrast("x", "", "acc", {"a": [0.3, 0.31], "b": [0.01, 0.02]}, "a", "b", 1, floor=0.9).holds
     lags = compare.lag({"onset": {"a": [50.0, 300.0]}, "t_train": {"a": [100.0, 100.0]}}, ["a"])
     assert lags == {"a": [-0.5, 2.0]}
 

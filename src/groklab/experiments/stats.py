@@ -149,7 +149,8 @@ def boot_mean(values: Iterable[Optional[float]], reps: int = 2000, level: float 
 def boot_diff(a: Iterable[Optional[float]], b: Iterable[Optional[float]], reps: int = 2000, level: float = 0.95,
               seed: int = 0) -> dict:
     """mean(a) - mean(b) with a percentile-bootstrap CI (each group resampled on its own) and `sign`: +1 when
-    the whole interval lies above 0, -1 below, 0 when it straddles 0 -- the effect is then within seed noise."""
+    the whole interval lies above 0, -1 below, 0 when it straddles 0 -- the effect is then within seed noise --
+    or when a group has a single seed."""
     va = np.array([float(x) for x in a if not _missing(x)])
     vb = np.array([float(x) for x in b if not _missing(x)])
     if va.size == 0 or vb.size == 0:
@@ -158,6 +159,8 @@ def boot_diff(a: Iterable[Optional[float]], b: Iterable[Optional[float]], reps: 
     d = rng.choice(va, (reps, va.size)).mean(1) - rng.choice(vb, (reps, vb.size)).mean(1)
     lo, hi = np.percentile(d, [50 - 50 * level, 50 + 50 * level])
     sign = 1 if lo > 0 else -1 if hi < 0 else 0
+    if va.size < 2 or vb.size < 2:  # one seed has no spread to compare an effect against: no verdict
+        sign = 0
     return {"diff": float(va.mean() - vb.mean()), "lo": float(lo), "hi": float(hi), "sign": sign}
 
 

@@ -31,16 +31,19 @@ def table(df: pd.DataFrame, cols=TIMES + ("drops", "final_test", "max_test", "u_
     return out
 
 
-def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, sign: int) -> Claim:
-    """Holds when mean(values[a]) - mean(values[b]) has the sign `sign` (+1 or -1) beyond seed noise."""
+def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, sign: int,
+             floor: float | None = None) -> Claim:
+    """Holds when mean(values[a]) - mean(values[b]) has the sign `sign` (+1 or -1) beyond seed noise (at least
+    2 seeds each), and with `floor` the mean of a reaches it (better than a dead run is not "generalizes")."""
     va, vb = values.get(a, []), values.get(b, [])
     d = boot_diff(va, vb)
     rel = {1: ">", -1: "<"}[sign]
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% percentile-bootstrap CI over seeds; "
-            f"holds if the whole CI is {rel} 0")
+            f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}"))
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
            "lo": d["lo"], "hi": d["hi"]}
-    return Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign)
+    ok = d["sign"] == sign and (floor is None or (agg[f"mean_{a}"] or 0.0) >= floor)
+    return Claim(id, text, stat, {a: va, b: vb}, agg, ok)
 
 
 def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, margin: float,
@@ -49,7 +52,7 @@ def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: st
     `floor`, the mean of b reaches it: two runs that both learned nothing are not "the same")."""
     va, vb = values.get(a, []), values.get(b, [])
     d = boot_diff(va, vb)
-    ok = margin > 0 and d["lo"] is not None and -margin <= d["lo"] and d["hi"] <= margin
+    ok = margin > 0 and min(len(va), len(vb)) >= 2 and -margin <= d["lo"] and d["hi"] <= margin
     ok = ok and (floor is None or boot_mean(vb)["mean"] >= floor)
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI lies inside "
             f"[-{margin:.4g}, {margin:.4g}]" + ("" if floor is None else f" and the mean of {b} is >= {floor}"))
@@ -59,10 +62,11 @@ def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: st
 
 def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, float], sign: int) -> Claim:
     """Holds when Spearman rho between x and the per-cell mean has the sign `sign` with a bootstrap CI
-    excluding 0 (seeds resampled within each cell)."""
+    excluding 0 (seeds resampled within each cell; at least 2 seeds per cell)."""
     groups = {xs[c]: values[c] for c in xs if values.get(c)}
     r = spearman_boot(groups)
-    ok = r["lo"] is not None and (r["lo"] > 0 if sign > 0 else r["hi"] < 0)
+    spread = all(len(v) >= 2 for v in groups.values())  # one seed per cell: no noise estimate, no verdict
+    ok = spread and r["lo"] is not None and (r["lo"] > 0 if sign > 0 else r["hi"] < 0)
     stat = (f"{what} per seed; Spearman rho between {', '.join(f'{c}={x}' for c, x in xs.items())} and the cell "
             f"means, 95% bootstrap CI; holds if the CI is {'>' if sign > 0 else '<'} 0")
     return Claim(id, text, stat, {c: values.get(c, []) for c in xs}, r, ok)
