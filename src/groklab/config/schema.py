@@ -255,11 +255,11 @@ class Config(Section):
         if images:
             self._image_rules()
         tf = m.name == "transformer"
-        for key, value, on, allowed in (("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),
-                                        ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"),
-                                         "model=mlp or mlp_emb"), ("model.bias", m.bias, not tf and not m.bias,
-                                                                   "model=transformer"),
-                                        ("model.init", m.init, not tf and m.init != "torch", "model=transformer")):
+        only = [("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),  # key, value, set, for
+                ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb"),
+                ("model.bias", m.bias, not tf and not m.bias, "model=transformer"),
+                ("model.init", m.init, not tf and m.init != "torch", "model=transformer")]
+        for key, value, on, allowed in only:
             if on:
                 raise ConfigError(key, value, f"only for {allowed}")
         for name in ("hessian", "landscape"):

@@ -41,3 +41,7 @@ def seeded(name: str, overrides: list[str], seeds: int, split_seed: bool = True)
         out.append(RunSpec(f"{name}/s{s}", tuple(overrides + extra)))
     return out
 
+
+def grid_runs(cells: dict[str, list[str]], base: list[str], seeds: int) -> list[RunSpec]:
+    """Runs `<cell>/s<seed>` for every cell (name -> its overrides on top of `base`)."""
+    return [s for name, extra in cells.items() for s in seeded(name, base + extra, seeds)]

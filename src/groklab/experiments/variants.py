@@ -31,7 +31,11 @@ def variant_of(run: str) -> str:
 
 def per_variant(df: pd.DataFrame, col: str, order=None) -> dict[str, list]:
     """{variant: [value of `col` per seed]} from the events table (None where undefined)."""
-    t = events(df)
+    return by_variant(events(df), col, order)
+
+
+def by_variant(t: pd.DataFrame, col: str, order=None) -> dict[str, list]:
+    """per_variant on an events table computed once (several columns read without rebuilding it)."""
     if t.empty:
         return {}
     t = t.assign(variant=t["run"].map(variant_of)).sort_values("seed")

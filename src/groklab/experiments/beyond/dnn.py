@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import curves, per_variant
 
@@ -29,7 +29,7 @@ SUCCEED = 0.95  # "handle" a + b: U-Acc at least this
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, ["steps=3000"])
-    return [s for v, extra in VARIANTS.items() for s in seeded(v, base + extra, seeds)]
+    return grid_runs(VARIANTS, base, seeds)
 
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
-from groklab.experiments.variants import curves, per_variant
+from groklab.experiments.variants import by_variant, curves, events
 
 NAME = "resnet"
 TITLE = "ResNet-18 on 2 x 2 grids of polygons (label: total number of sides), with controls"
@@ -44,13 +44,14 @@ def profile_overrides(profile: str) -> list[str]:
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = profile_overrides(profile)
-    return [s for v, extra in VARIANTS.items() for s in seeded(v, base + extra, seeds)]
+    return grid_runs(VARIANTS, base, seeds)
 
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "resnet", "004 Fig 7: ResNet-18 on polygon grids, with controls", list(VARIANTS))
-    ev = {col: per_variant(df, col, list(VARIANTS)) for col in ("t_train", "go_step", "u_acc", "u_or_max",
-                                                                 "test_at_fit")}
+    t = events(df)  # one run table for every column
+    ev = {col: by_variant(t, col, list(VARIANTS)) for col in ("t_train", "go_step", "u_acc", "u_or_max",
+                                                               "test_at_fit")}
     return figs, claims(ev)
 
 

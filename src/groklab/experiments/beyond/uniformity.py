@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.variants import curves, per_variant, variant_of
 
 NAME = "uniformity"
@@ -22,7 +22,7 @@ GROK = 0.9  # "test accuracy follows": U-Acc at least this with weight decay
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     every = "50" if profile == "quick" else "100"
     base = base_overrides(profile, ["steps=2500"]) + [f"measures.progress.every={every}"]
-    return [s for v, extra in VARIANTS.items() for s in seeded(v, base + extra, seeds)]
+    return grid_runs(VARIANTS, base, seeds)
 
 
 def changes(df) -> dict:

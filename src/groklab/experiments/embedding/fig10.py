@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.embedding.profile import base_overrides
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table
 from groklab.plots.style import STYLE, plt, save
 
@@ -26,7 +26,7 @@ RANKS = ("rank/E", "rank/W", "rank/EW")
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, QUICK, PAPER_SIZES)
-    return [s for name, extra in SETUPS.items() for s in seeded(name, base + extra, seeds)]
+    return grid_runs(SETUPS, base, seeds)
 
 
 def rank_stats(df) -> dict:

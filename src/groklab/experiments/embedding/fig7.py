@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 from groklab.experiments.embedding.profile import base_overrides
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import median_censored
 from groklab.plots.style import STYLE, plt, save
 
@@ -24,7 +24,7 @@ PAPER_SIZES = ["task=mul", "optim.lr=0.01", "batch_size=512", "steps=20000", "me
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, QUICK, PAPER_SIZES)
-    return [s for name, extra in OPTIMS.items() for s in seeded(name, base + extra, seeds)]
+    return grid_runs(OPTIMS, base, seeds)
 
 
 def ratios(df) -> dict:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import below, contrast, draw, grid_runs, lag, table, within
+from groklab.experiments.investigation.compare import below, contrast, draw, lag, table, within
 from groklab.experiments.investigation.profile import budget, model
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "birnn"
 TITLE = "Bidirectional RNN on a + b: alpha, AdamW, a smaller lr, 5 layers"

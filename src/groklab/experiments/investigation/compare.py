@@ -10,22 +10,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim
 from groklab.experiments.stats import boot_diff, boot_mean, censor, spearman_boot
-from groklab.experiments.variants import curves, per_variant
+from groklab.experiments.variants import by_variant, curves, events, variant_of
 
 TIMES = ("t_train", "t_test", "gap", "go_step", "onset", "t_90", "rise_time")
 
 
-def grid_runs(cells: dict[str, list[str]], base: list[str], seeds: int) -> list[RunSpec]:
-    """Runs `<cell>/s<seed>` for every cell (name -> its overrides on top of `base`)."""
-    return [s for name, extra in cells.items() for s in seeded(name, base + extra, seeds)]
-
-
 def table(df: pd.DataFrame, cols=TIMES + ("drops", "final_test", "max_test", "u_acc")) -> dict[str, dict]:
     """{col: {cell: [value per seed]}}; times never reached are censored at the run's last step."""
-    out = {c: per_variant(df, c) for c in cols}
-    last = per_variant(df, "last_step")
+    ev = events(df)  # one run table for every column
+    out = {c: by_variant(ev, c) for c in cols}
+    last = by_variant(ev, "last_step")
     for c in set(cols) & set(TIMES):
         out[c] = {v: censor(vals, max(x for x in last.get(v, [0]) if x is not None)) for v, vals in out[c].items()}
     return out
@@ -73,7 +69,7 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
 
 
 def draw(df: pd.DataFrame, out: Path, name: str, title: str, order: list[str]) -> list[Path]:
-    have = set(df["run"].str.rsplit("/s", n=1).str[0]) if not df.empty else set()
+    have = set(df["run"].map(variant_of)) if not df.empty else set()
     return curves(df, out / name, title, [c for c in order if c in have])
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.investigation.compare import contrast, grid_runs, table
+from groklab.experiments.investigation.compare import contrast, table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.style import STYLE, plt, save
 from groklab.store.tree import read_manifest
 
@@ -23,7 +23,7 @@ NAME = "decay"
 TITLE = "Coupled (Adam) vs decoupled (AdamW) weight decay: lr x wd grids"
 PAPER = "Intuitively, the Adam decay should be set as learning rate x AdamW decay."
 GRID = {"quick": ((1e-3, 3e-3), (0.1, 0.3, 1.0)), "paper": ((1e-4, 5e-4, 1e-3, 5e-3), (0.1, 0.2, 0.5, 1.0))}
-KINDS = ("adamw", "matched", "naive")  # AdamW at lambda; Adam at lr * lambda; Adam at lambda
+KINDS = {"adamw": "AdamW, lambda", "matched": "Adam, lr x lambda", "naive": "Adam, lambda"}  # what each map runs
 
 
 def name(kind: str, lr: float, wd: float) -> str:
@@ -83,8 +83,7 @@ def heat_maps(t: dict, lrs, wds, path: Path) -> list[Path]:
                 ax.set_yticks(range(len(wds)), [f"{x:g}" for x in wds])
                 ax.set_xlabel("lr")
                 ax.set_ylabel("AdamW lambda" if j == 0 else ("Adam decay / lr" if kind == "matched" else "Adam decay"))
-                ax.set_title(f"{ {'adamw': 'AdamW', 'matched': 'Adam, lr x lambda', 'naive': 'Adam, lambda'}[kind]}: "
-                             f"{label}")
+                ax.set_title(f"{KINDS[kind]}: {label}")
                 ax.grid(False)
                 fig.colorbar(im, ax=ax)
         return save(fig, path)

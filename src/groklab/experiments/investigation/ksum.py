@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import below, draw, grid_runs, lag, table, trend, within
+from groklab.experiments.investigation.compare import below, draw, lag, table, trend, within
 from groklab.experiments.investigation.profile import budget, model
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean
 
 NAME = "ksum"

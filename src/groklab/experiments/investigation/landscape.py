@@ -21,9 +21,8 @@ import torch
 
 from groklab.config import make_config
 from groklab.engine.setup import build
-from groklab.experiments.investigation.compare import grid_runs
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean
 from groklab.experiments.variants import per_variant
 from groklab.measures.geometry import tsne_2d

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import contrast, draw, grid_runs, lag, table
+from groklab.experiments.investigation.compare import contrast, draw, lag, table
 from groklab.experiments.investigation.profile import budget, model
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean
 
 NAME = "lstm"

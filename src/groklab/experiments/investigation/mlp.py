@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import draw, grid_runs, table, trend, within
+from groklab.experiments.investigation.compare import draw, table, trend, within
 from groklab.experiments.investigation.profile import budget, model
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.store.tree import read_manifest
 
 NAME = "mlp"

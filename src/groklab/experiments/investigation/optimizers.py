@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import contrast, draw, grid_runs, table, within
+from groklab.experiments.investigation.compare import contrast, draw, table, within
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.store.tree import read_manifest
 
 NAME = "optimizers"

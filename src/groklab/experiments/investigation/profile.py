@@ -8,8 +8,9 @@ at p = 47; an embedding MLP (3 hidden layers of 256, no operator tokens) with
 AdamW lr 5e-4, wd 1, batch 512; a 3-layer bidirectional tanh RNN (hidden 128) with Adam lr 5e-5 and no weight
 decay, batch 512. Every study: a + b mod p, random split, no early stop.
 
-Quick: the same architectures, smaller (p, widths) and with larger learning rates so that each run groks in
-seconds to a minute on one CPU thread; the numbers next to each list were measured on these machines.
+Quick: the same architectures, smaller (p, widths) and with larger learning rates, meant to grok in seconds to
+a minute on one CPU thread. These lists are first guesses, not yet tuned: what was measured with them (and
+where they fall short) is in docs/results.md, "Paper 002".
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ ARCH = {
     "birnn": ["model=birnn", "model.depth=3", "model.d_emb=128", "model.d_hidden=128", "optim=adam",
               "optim.lr=5e-5", "optim.weight_decay=0", "batch_size=512", "encoding=no_op"],
 }
-# quick: smaller widths, p and step budgets, larger lr (each measured to grok on one CPU thread)
+# quick: smaller widths and larger lr (first guesses; see the module docstring)
 QUICK = {
     "transformer": ["model.d_emb=64", "model.d_hidden=256", "optim.lr=1e-3", "optim.warmup=10"],
     "lstm": ["model.d_emb=64", "model.d_hidden=128", "optim.lr=3e-3"],

@@ -12,9 +12,9 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from groklab.experiments.investigation.compare import contrast, draw, grid_runs, table, trend
+from groklab.experiments.investigation.compare import contrast, draw, table, trend
 from groklab.experiments.investigation.profile import budget, model
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.store.tree import read_manifest
 
 NAME = "task1"
