@@ -186,3 +186,20 @@ def test_tied_mlp_reuses_one_hidden_layer_as_002s_code():
     assert torch.allclose(m(x), m.U(h))
     with pytest.raises(ConfigError, match="model.tied"):
         make_config(["model=transformer", "model.tied=true"])
+
+
+def test_value_input_rnn_reads_numbers_as_002s_birnn_code():
+    cfg = make_config(["p=7", "model=birnn", "model.input=value", "encoding=no_op", "model.d_hidden=8",
+                       "model.depth=2"])
+    m = build_model(cfg, make_task(cfg))
+    assert m.E is None and m.blocks()["E"] == [] and m.rnn.input_size == 1
+    x = torch.tensor([[3, 4], [0, 6]])
+    ref = nn.RNN(1, 8, num_layers=2, bidirectional=True, batch_first=True)
+    ref.load_state_dict(m.rnn.state_dict())
+    _, h = ref(x.float().unsqueeze(-1))  # the raw numbers 3., 4. are the inputs, unscaled
+    assert torch.allclose(m(x), m.U(h[-2:].transpose(0, 1).flatten(1)))
+    for bad, key in ((["model=mlp_emb", "model.input=value"], "model.input"),
+                     (["model=birnn", "model.input=value", "encoding=op"], "encoding"),
+                     (["model=lstm", "model.input=value", "encoding=no_op", "optim.c=10"], "optim.c")):
+        with pytest.raises(ConfigError, match=key):
+            make_config(bad)

@@ -78,6 +78,9 @@ class ModelConfig(Section):
     # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
     # (004's code, Nanda et al.)
     init: Literal["torch", "scaled"] = "torch"
+    # lstm/birnn: tokens through the embedding E, or each operand as one raw float (002's BiRNN code: input
+    # size 1, no embedding; needs encoding=no_op so that a token id is its number)
+    input: Literal["embed", "value"] = "embed"
     tied: bool = False  # mlp/mlp_emb: hidden layers 2..depth share one weight (002's code reuses one layer)
     width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w
 
@@ -257,6 +260,7 @@ class Config(Section):
         tf = m.name == "transformer"
         only = [("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),  # key, value, set, for
                 ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb"),
+                ("model.input", m.input, m.input != "embed" and m.name not in ("lstm", "birnn"), "model=lstm or birnn"),
                 ("model.bias", m.bias, not tf and not m.bias, "model=transformer"),
                 ("model.init", m.init, not tf and m.init != "torch", "model=transformer")]
         for key, value, on, allowed in only:
@@ -274,12 +278,14 @@ class Config(Section):
             raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
         if m.name == "transformer" and m.d_emb % m.n_heads:
             raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
-        if m.name == "mlp":  # raw values: no embedding to scale, sample by or initialise
+        if m.input == "value" and self.encoding != "no_op":
+            raise ConfigError("encoding", self.encoding, "model.input=value reads token ids as numbers; use no_op")
+        if m.name == "mlp" or m.input == "value":  # raw values: no embedding to scale, sample by or initialise
             for key, value, on in (("optim.c", o.c, o.c != 1.0), ("optim.c_mode", o.c_mode, o.c_mode == "adaptive"),
                                    ("sampler", self.sampler, self.sampler == "entropy"),
                                    ("model.emb_init", m.emb_init, m.emb_init != "normal")):
                 if on:
-                    raise ConfigError(key, value, "needs a model with an embedding (model=mlp reads raw values)")
+                    raise ConfigError(key, value, "needs a model with an embedding (this one reads raw values)")
         if o.c_mode == "adaptive" and m.freeze_emb:
             raise ConfigError("optim.c_mode", "adaptive", "a frozen embedding has no learning rate to adapt")
         if s.frac_of == "remainder" and s.name not in ("square", "strip"):

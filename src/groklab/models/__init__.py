@@ -32,7 +32,7 @@ def build_model(cfg, task) -> nn.Module:
         else:
             model = RNN(n_classes, vocab, kind="lstm" if m.name == "lstm" else "rnn", d_emb=m.d_emb,
                         d_hidden=m.d_hidden, n_layers=m.depth, bidirectional=m.name == "birnn",
-                        dropout=m.dropout, **emb)
+                        dropout=m.dropout, value=m.input == "value", **emb)
     return model.to(dtype=getattr(torch, cfg.dtype))
 
 

@@ -8,21 +8,25 @@ from groklab.models.embedding import make_embedding
 
 
 class RNN(nn.Module):
-    """tokens [B, T] -> E -> LSTM / (bi)RNN -> final hidden state(s) of the top layer -> U -> logits [B, p]."""
+    """tokens [B, T] -> E -> LSTM / (bi)RNN -> final hidden state(s) of the top layer -> U -> logits [B, p].
+
+    value=True: no embedding; each token id enters as one raw float (002's BiRNN code: the number itself, not
+    scaled), which hands the network the order of the numbers that an embedding has to learn."""
 
     def __init__(self, p: int, vocab: int, kind: str = "lstm", d_emb: int = 128, d_hidden: int = 256,
                  n_layers: int = 2, bidirectional: bool = False, dropout: float = 0.0,
-                 emb_init_std: float = 1.0, emb_init: str = "normal", freeze_emb: bool = False):
+                 emb_init_std: float = 1.0, emb_init: str = "normal", freeze_emb: bool = False,
+                 value: bool = False):
         super().__init__()
-        self.E = make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
+        self.E = None if value else make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         cls = {"lstm": nn.LSTM, "rnn": nn.RNN}[kind]
-        self.rnn = cls(d_emb, d_hidden, num_layers=n_layers, batch_first=True, bidirectional=bidirectional,
+        self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=n_layers, batch_first=True, bidirectional=bidirectional,
                        dropout=dropout if n_layers > 1 else 0.0)  # dropout between layers, as torch
         self.n_dir = 2 if bidirectional else 1
         self.U = nn.Linear(self.n_dir * d_hidden, p)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _, h_n = self.rnn(self.E(x))
+        _, h_n = self.rnn(x.to(self.U.weight.dtype).unsqueeze(-1) if self.E is None else self.E(x))
         h_n = h_n[0] if isinstance(h_n, tuple) else h_n  # LSTM returns (h_n, c_n)
         # h_n: [n_layers * n_dir, B, H]; the top layer's forward (and backward) final states
         top = h_n[-self.n_dir:].transpose(0, 1).flatten(1)
@@ -30,7 +34,7 @@ class RNN(nn.Module):
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
         """E: embedding; W: the first layer's input weights (both directions), which read E; rest: all else."""
-        E = [self.E.weight]
+        E = [] if self.E is None else [self.E.weight]
         W = [t for n, t in self.rnn.named_parameters() if n.endswith("_ih_l0") or n.endswith("_ih_l0_reverse")]
         taken = {id(t) for t in E + W}
         return {"E": E, "W": W, "rest": [t for t in self.parameters() if id(t) not in taken]}

@@ -22,7 +22,7 @@ from groklab.store.tree import read_manifest
 NAME = "decay"
 TITLE = "Coupled (Adam) vs decoupled (AdamW) weight decay: lr x wd grids"
 PAPER = "Intuitively, the Adam decay should be set as learning rate x AdamW decay."
-GRID = {"quick": ((1e-3, 3e-3), (0.1, 0.3, 1.0)), "paper": ((1e-4, 5e-4, 1e-3, 5e-3), (0.1, 0.2, 0.5, 1.0))}
+GRID = {"quick": ((2e-3, 5e-3), (0.1, 0.3, 1.0)), "paper": ((1e-4, 5e-4, 1e-3, 5e-3), (0.1, 0.2, 0.5, 1.0))}
 KINDS = {"adamw": "AdamW, lambda", "matched": "Adam, lr x lambda", "naive": "Adam, lambda"}  # what each map runs
 
 
@@ -42,7 +42,7 @@ def cells(profile: str) -> dict[str, list[str]]:
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 2000, 50, CODE_STEPS), seeds)
+    return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 2500, 50, CODE_STEPS), seeds)
 
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:

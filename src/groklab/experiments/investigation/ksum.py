@@ -26,11 +26,11 @@ BIRNN = {"birnn-K3-wd1": ["optim=adamw", "optim.weight_decay=1"],
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    p = ["p=13"] if profile == "quick" else ["p=23"]
+    p = ["p=11"] if profile == "quick" else ["p=23"]
     common = ["task=sum", "split.frac_train=0.5"] + p
     out = []
     for arch in ARCHS:
-        base = model(arch, profile) + common + budget(profile, 3000, 50, 50_000)
+        base = model(arch, profile) + common + budget(profile, 2000, 50, 50_000)
         out += grid_runs({f"{arch}-{c}": [f"task.K={k}", f"batch_size={b}"] for c, (k, b) in SHAPES.items()},
                          base, seeds)
     base = model("birnn", profile) + common + ["task.K=3", "batch_size=256", "optim.lr=5e-4"]

@@ -36,7 +36,7 @@ def cells(profile: str) -> dict[str, list[str]]:
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     p = ["p=59"] if profile == "quick" else ["p=97"]
-    return grid_runs(cells(profile), model("mlp", profile) + p + budget(profile, 3000, 50), seeds)
+    return grid_runs(cells(profile), model("mlp", profile) + p + budget(profile, 4000, 50), seeds)
 
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:

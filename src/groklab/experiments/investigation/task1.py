@@ -43,7 +43,7 @@ def cells(profile: str) -> list[tuple]:
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    base = model("transformer", profile) + budget(profile, 3000, 50)
+    base = model("transformer", profile) + budget(profile, 2500, 50)
     return grid_runs({cell(*c): overrides(*c) for c in cells(profile)}, base, seeds)
 
 
