@@ -57,3 +57,17 @@ def test_image_configs_refuse_what_needs_a_token_embedding():
         with pytest.raises(ConfigError) as err:
             make_config([bad])  # token models: no width, no block 'last'
         assert err.value.field == field
+
+
+@pytest.mark.parametrize("width", [4, 6, 8])
+def test_narrow_widths_train_without_crashing(width):
+    """Widths below 8 in channels_last aborted the process in torch 2.14 (heap corruption): a child process
+    trains 3 steps so that a crash fails this test instead of killing the suite."""
+    import subprocess
+    import sys
+    code = ("import torch; from groklab.models.resnet import ResNet18; torch.manual_seed(0); "
+            f"m = ResNet18(6, width={width}, small=True); o = torch.optim.SGD(m.parameters(), lr=0.01); "
+            "x = torch.randint(0, 256, (16, 1, 32, 32), dtype=torch.uint8)\n"
+            "for _ in range(3):\n    o.zero_grad(); m(x).logsumexp(1).mean().backward(); o.step()\nprint('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-500:]

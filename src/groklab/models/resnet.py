@@ -48,13 +48,16 @@ def resnet18(n_classes: int, width: int = 64, small: bool = False) -> nn.Module:
 class ResNet18(nn.Module):
     def __init__(self, n_classes: int, width: int = 64, small: bool = False):
         super().__init__()
-        self.net = resnet18(n_classes, width, small).to(memory_format=torch.channels_last)  # faster convs
+        # channels_last: faster CPU convs -- but torch 2.14's CPU kernels corrupt the heap below 8 channels
+        # (width 4 and 6 abort with "free(): invalid next size"; 8, 10, 12, 16 run), so narrow nets stay NCHW
+        self.fmt = torch.channels_last if width >= 8 else torch.contiguous_format
+        self.net = resnet18(n_classes, width, small).to(memory_format=self.fmt)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """The penultimate layer: globally pooled last-stage channels [B, 8 * width]."""
         n = self.net
         h = (x.float() / 255.0 - 0.5) / 0.5  # lines are rare: centred on mid-grey, unit range
-        h = h.expand(-1, 3, -1, -1).contiguous(memory_format=torch.channels_last)
+        h = h.expand(-1, 3, -1, -1).contiguous(memory_format=self.fmt)
         h = n.maxpool(n.relu(n.bn1(n.conv1(h))))
         h = n.layer4(n.layer3(n.layer2(n.layer1(h))))
         return torch.flatten(n.avgpool(h), 1)

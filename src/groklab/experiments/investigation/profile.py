@@ -9,9 +9,9 @@ AdamW lr 5e-4, wd 1, batch 512; a 3-layer bidirectional tanh RNN (hidden 128) wi
 decay, batch 512, reading each operand as one raw float (002's code; its prose says "encoding strategies the
 same as previous models", and with an embedding the BiRNN fits without generalizing: docs/results.md). Every study: a + b mod p, random split, no early stop.
 
-Quick: the same architectures, smaller (p, widths) and with larger learning rates, meant to grok in seconds to
-a minute on one CPU thread. These lists are first guesses, not yet tuned: what was measured with them (and
-where they fall short) is in docs/results.md, "Paper 002".
+Quick: the same architectures, smaller (p, widths) and with larger learning rates, so that each run takes
+seconds to a minute on one CPU thread. Each change was chosen from one-seed trials (the reason is beside it);
+what the quick profile then measures over 3 seeds, and where it falls short, is in docs/results.md, "Paper 002".
 """
 from __future__ import annotations
 
