@@ -60,6 +60,10 @@ def test_bootstrap_statistics():
     assert boot_diff([10, 11, 12], [1, 2, 3])["sign"] == 1 and boot_diff([1, 2, 3], [10, 11, 12])["sign"] == -1
     assert boot_diff([1, 5, 9], [2, 6, 8])["sign"] == 0  # overlapping seeds: within noise
     assert censor([None, 3], 100) == [100.0, 3.0]
+    from groklab.experiments.stats import spearman_boot
+    r = spearman_boot({2: [0, 0, 0], 3: [0, 0, 0], 5: [0, 0, 1]})  # one drop in one seed of one cell
+    assert r["rho"] > 0 and r["lo"] == 0.0  # resamples without it are "no trend", so the CI reaches 0
+    assert spearman_boot({1: [1, 1.1], 2: [2, 2.1], 3: [3, 3.2]})["lo"] == 1.0
 
 
 def test_comparisons_hold_only_beyond_seed_noise():

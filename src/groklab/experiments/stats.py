@@ -121,15 +121,15 @@ def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0) -> dict:
     xs = sorted(k for k, v in groups.items() if v)
     if len(xs) < 3:
         return {"rho": None, "lo": None, "hi": None}
-    rho = lambda ys: spearmanr(xs, ys).statistic  # noqa: E731
+
+    def rho(ys):  # equal means are no trend: rho 0, not an undefined resample to drop (that biased the CI)
+        return 0.0 if len(set(ys)) == 1 else float(spearmanr(xs, ys).statistic)
+
     point = rho([statistics.fmean(groups[x]) for x in xs])
-    rng, boots = np.random.default_rng(seed), []
-    for _ in range(reps):
-        r = rho([float(np.mean(rng.choice(groups[x], len(groups[x])))) for x in xs])
-        if np.isfinite(r):
-            boots.append(r)
-    lo, hi = (np.percentile(boots, [2.5, 97.5]).tolist() if boots else (None, None))
-    return {"rho": None if not np.isfinite(point) else float(point), "lo": lo, "hi": hi}
+    rng = np.random.default_rng(seed)
+    boots = [rho([float(np.mean(rng.choice(groups[x], len(groups[x])))) for x in xs]) for _ in range(reps)]
+    lo, hi = np.percentile(boots, [2.5, 97.5]).tolist()
+    return {"rho": point, "lo": lo, "hi": hi}
 
 
 def boot_mean(values: Iterable[Optional[float]], reps: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
