@@ -42,8 +42,8 @@ def test_quick_task1_varies_one_factor_at_a_time():
 
 def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
     cells = decay.cells("quick")
-    assert "optim.weight_decay=0.0003" in cells["matched-lr0.003-wd0.1"]
-    assert "optim.weight_decay=0.1" in cells["naive-lr0.003-wd0.1"] and "optim=adam" in cells["naive-lr0.003-wd0.1"]
+    assert "optim.weight_decay=0.0005" in cells["matched-lr0.005-wd0.1"]
+    assert "optim.weight_decay=0.1" in cells["naive-lr0.005-wd0.1"] and "optim=adam" in cells["naive-lr0.005-wd0.1"]
     lrs, wds = decay.GRID["quick"]
     acc = {decay.name(k, lr, wd): [v, v] for lr in lrs for wd in wds
            for k, v in (("adamw", 0.9), ("matched", 0.88), ("naive", 0.1))}

@@ -20,7 +20,8 @@ class RNN(nn.Module):
         super().__init__()
         self.E = None if value else make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         cls = {"lstm": nn.LSTM, "rnn": nn.RNN}[kind]
-        self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=n_layers, batch_first=True, bidirectional=bidirectional,
+        self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=n_layers, batch_first=True,
+                       bidirectional=bidirectional,
                        dropout=dropout if n_layers > 1 else 0.0)  # dropout between layers, as torch
         self.n_dir = 2 if bidirectional else 1
         self.U = nn.Linear(self.n_dir * d_hidden, p)

@@ -75,10 +75,12 @@ def heat_maps(t: dict, lrs, wds, path: Path) -> list[Path]:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(2, 3, figsize=(9, 5.4), squeeze=False)
         for row, (col, label) in enumerate((("final_test", "final test acc"), ("t_test", "steps to test acc 0.99"))):
-            for j, kind in enumerate(KINDS):
-                m = np.array([[np.mean(t[col].get(name(kind, lr, wd)) or [np.nan]) for lr in lrs] for wd in wds])
+            maps = {kind: np.array([[np.mean(t[col].get(name(kind, lr, wd)) or [np.nan]) for lr in lrs]
+                                    for wd in wds]) for kind in KINDS}
+            top = 1.0 if col == "final_test" else np.nanmax([np.nanmax(m) for m in maps.values()] + [1.0])
+            for j, (kind, m) in enumerate(maps.items()):  # one colour scale per row: maps compare at a glance
                 ax = axes[row, j]
-                im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis")
+                im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis", vmin=0.0, vmax=top)
                 ax.set_xticks(range(len(lrs)), [f"{x:g}" for x in lrs])
                 ax.set_yticks(range(len(wds)), [f"{x:g}" for x in wds])
                 ax.set_xlabel("lr")

@@ -4,10 +4,11 @@ Paper sizes (002 §1-§5 and its released code): the Transformer of danielmamay/
 decoder with learned positions and a final LayerNorm, d_model 128, 4 heads, ReLU MLP of 512, logits at the
 last position) with AdamW lr 5e-5, betas (0.9, 0.98), wd 1, batch 512, 1e5 steps; a 2-layer LSTM (embedding
 128, hidden 256, input [a, b, =], last step's state) with AdamW lr 1e-3, betas (0.9, 0.98), wd 0.1, batch 128
-at p = 47; an embedding MLP (3 hidden layers of 256, no operator tokens) with
-AdamW lr 5e-4, wd 1, batch 512; a 3-layer bidirectional tanh RNN (hidden 128) with Adam lr 5e-5 and no weight
-decay, batch 512, reading each operand as one raw float (002's code; its prose says "encoding strategies the
-same as previous models", and with an embedding the BiRNN fits without generalizing: docs/results.md). Every study: a + b mod p, random split, no early stop.
+at p = 47; an embedding MLP (3 hidden layers of 256, no operator tokens) with AdamW lr 5e-4, wd 1, batch 512;
+a 3-layer bidirectional tanh RNN (hidden 128) with Adam lr 5e-5 and no weight decay, batch 512, reading each
+operand as one raw float (002's code; its prose says "encoding strategies the same as previous models", and
+with an embedding the BiRNN fits without generalizing: docs/results.md). Every study: a + b mod p, random
+split, no early stop.
 
 Quick: the same architectures, smaller (p, widths) and with larger learning rates, so that each run takes
 seconds to a minute on one CPU thread. Each change was chosen from one-seed trials (the reason is beside it);
