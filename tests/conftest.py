@@ -19,6 +19,16 @@ def tiny(**kw) -> list[str]:
     return [f"{k}={v}" for k, v in base.items()]
 
 
+def reproduce_tree(tmp_path_factory, target: str, overrides: tuple, jobs: int = 1):
+    """Every study of `target` ("<paper>/all") at a tiny size, 1 seed, quick profile, trained once:
+    (output dir, {figure: claims.json document})."""
+    from groklab.experiments import reproduce
+
+    out = tmp_path_factory.mktemp(target.split("/")[0])
+    docs = reproduce(target, out, profile="quick", seeds=1, jobs=jobs, echo=lambda *_: None, overrides=overrides)
+    return out, {d["figure"]: d for d in docs}
+
+
 def metric_rows(run_dir) -> list[dict]:
     """A run's metric rows without the wall-clock column, for exact comparisons."""
     from groklab.store import read_metrics

@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-from groklab.experiments import reproduce
+from conftest import reproduce_tree
 from groklab.experiments.beyond import resnet, table1
 from groklab.experiments.beyond.profile import scale_k
 
@@ -21,9 +21,7 @@ def test_k_is_rescaled_by_p_over_97():
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
     """Every 004 study at a tiny size, one seed, two processes (also the process pool path)."""
-    out = tmp_path_factory.mktemp("beyond")
-    docs = reproduce("beyond/all", out, profile="quick", seeds=1, jobs=2, echo=lambda *a: None, overrides=TINY)
-    return out, {d["figure"]: d for d in docs}
+    return reproduce_tree(tmp_path_factory, "beyond/all", TINY, jobs=2)
 
 
 def test_every_study_runs_draws_and_states_its_claims(tree):

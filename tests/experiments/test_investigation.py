@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from groklab.experiments import reproduce
+from conftest import reproduce_tree
 from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
-from groklab.experiments.stats import boot_diff, boot_mean, censor
+from groklab.experiments.stats import boot_diff, boot_mean, censor, spearman_boot
 
 TINY = ("model.d_emb=8", "model.d_hidden=16", "steps=30", "eval.every=10")
 STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "landscape"}
@@ -13,9 +13,7 @@ STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "land
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    out = tmp_path_factory.mktemp("investigation")
-    docs = reproduce("investigation/all", out, profile="quick", seeds=1, jobs=1, echo=lambda *a: None, overrides=TINY)
-    return out, {d["figure"]: d for d in docs}
+    return reproduce_tree(tmp_path_factory, "investigation/all", TINY)
 
 
 def test_every_study_trains_draws_and_states_claims(tree):
@@ -60,7 +58,6 @@ def test_bootstrap_statistics():
     assert boot_diff([10, 11, 12], [1, 2, 3])["sign"] == 1 and boot_diff([1, 2, 3], [10, 11, 12])["sign"] == -1
     assert boot_diff([1, 5, 9], [2, 6, 8])["sign"] == 0  # overlapping seeds: within noise
     assert censor([None, 3], 100) == [100.0, 3.0]
-    from groklab.experiments.stats import spearman_boot
     r = spearman_boot({2: [0, 0, 0], 3: [0, 0, 0], 5: [0, 0, 1]})  # one drop in one seed of one cell
     assert r["rho"] > 0 and r["lo"] == 0.0  # resamples without it are "no trend", so the CI reaches 0
     assert spearman_boot({1: [1, 1.1], 2: [2, 2.1], 3: [3, 3.2]})["lo"] == 1.0

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from conftest import reproduce_tree
 from groklab.cli import main
 from groklab.config import make_config
 from groklab.errors import ConfigError
@@ -18,9 +19,7 @@ FIGS = sorted(PAPERS["embedding"])
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
     """All figures at the tiny size, 1 seed, trained once for the tests of this module."""
-    out = tmp_path_factory.mktemp("repro")
-    docs = reproduce("embedding/all", out, seeds=1, jobs=1, echo=lambda *_: None, overrides=TINY)
-    return out, {d["figure"]: d for d in docs}
+    return reproduce_tree(tmp_path_factory, "embedding/all", TINY)
 
 
 @pytest.mark.parametrize("fig", FIGS)

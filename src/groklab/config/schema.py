@@ -78,9 +78,7 @@ class ModelConfig(Section):
     # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
     # (004's code, Nanda et al.)
     init: Literal["torch", "scaled"] = "torch"
-    # lstm/birnn: tokens through the embedding E, or each operand as one raw float (002's BiRNN code: input
-    # size 1, no embedding; needs encoding=no_op so that a token id is its number)
-    input: Literal["embed", "value"] = "embed"
+    input: Literal["embed", "value"] = "embed"  # lstm/birnn: tokens -> E, or each one raw float (002's BiRNN code)
     tied: bool = False  # mlp/mlp_emb: hidden layers 2..depth share one weight (002's code reuses one layer)
     width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w
 

@@ -21,8 +21,7 @@ class RNN(nn.Module):
         self.E = None if value else make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         cls = {"lstm": nn.LSTM, "rnn": nn.RNN}[kind]
         self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=n_layers, batch_first=True,
-                       bidirectional=bidirectional,
-                       dropout=dropout if n_layers > 1 else 0.0)  # dropout between layers, as torch
+                       bidirectional=bidirectional, dropout=dropout if n_layers > 1 else 0.0)  # between layers
         self.n_dir = 2 if bidirectional else 1
         self.U = nn.Linear(self.n_dir * d_hidden, p)
 
@@ -34,7 +33,8 @@ class RNN(nn.Module):
         return self.U(top)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
-        """E: embedding; W: the first layer's input weights (both directions), which read E; rest: all else."""
+        """E: embedding (none for value input); W: the first layer's input weights (both directions), which read
+        E (or the raw values); rest: all else."""
         E = [] if self.E is None else [self.E.weight]
         W = [t for n, t in self.rnn.named_parameters() if n.endswith("_ih_l0") or n.endswith("_ih_l0_reverse")]
         taken = {id(t) for t in E + W}
