@@ -4,6 +4,7 @@
     python benchmarks/bench_population.py --device cuda        # the same on a GPU (--tf32: TF32 matmuls in the stack)
     python benchmarks/bench_population.py --smoke --json x.json  # seconds: the script still runs
     python benchmarks/bench_population.py --model transformer --members 1,8,32 --batches full --device cuda
+    python benchmarks/bench_population.py --model code_mlp --members 1,3,9 --batches 256
 
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
@@ -11,6 +12,9 @@ engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 with 
 GROKLAB_TF32=1). Repeats alternate the two; the median is reported. --model transformer: paper 004's
 Transformer (1 layer, no LayerNorm, no biases, AdamW wd 1, [a, b, =] on add), stacked through
 functional_call + vmap; --batches full trains on the whole 30% split every step, as 004 does.
+--model code_mlp: paper 002's code MLP (44k parameters, one hidden layer applied 4 times, p = 59, AdamW), the
+smallest net groklab trains; even there stacking gains only 1.05-1.09x on one CPU thread (3-9 members), so
+`packing=auto` stays sequential on a CPU.
 """
 from __future__ import annotations
 
@@ -41,6 +45,9 @@ TRANSFORMER = ["model=transformer", "model.depth=1", "model.norm=none", "model.b
 def configs(M: int, B: int | None, p: int, d: int, device: str, smoke: bool, model: str = "mlp") -> list:
     extra = ["model.d_emb=8", "model.d_hidden=32"] if smoke else [f"model.d_emb={d}", f"model.d_hidden={4 * d}"]
     kind = TRANSFORMER if model == "transformer" else ["task=mul", "optim=adam"]
+    if model == "code_mlp":
+        from groklab.experiments.investigation.profile import code_mlp
+        kind, extra = [o for o in code_mlp("quick") if not o.startswith(("p=", "batch_size="))], extra[:2 * smoke]
     batch = ["sampler=full"] if B is None else [f"batch_size={B}"]
     return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "progress=false", *extra])
             for i in range(M)]
@@ -81,7 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--members", default="1,4,16,64,256", help="comma-separated population sizes M")
     ap.add_argument("--batches", default="512,64", help="comma-separated batch sizes, or full")
-    ap.add_argument("--model", default="mlp", choices=["mlp", "transformer"], help="paper MLP or 004's Transformer")
+    ap.add_argument("--model", default="mlp", choices=["mlp", "transformer", "code_mlp"],
+                    help="paper 000's MLP, 004's Transformer or 002's code MLP")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0, help="target seconds per timed repeat")
     ap.add_argument("--solo-members", type=int, default=4, help="members the one-by-one baseline trains per repeat")
@@ -94,7 +102,7 @@ def main(argv=None) -> int:
     tf32 = args.device == "cuda" and args.tf32
     Ms = [1, 4] if args.smoke else [int(m) for m in args.members.split(",")]
     Bs = [16] if args.smoke else [None if b == "full" else int(b) for b in args.batches.split(",")]
-    p, repeats = (11, 1) if args.smoke else (97, args.repeats)
+    p, repeats = (11, 1) if args.smoke else (59 if args.model == "code_mlp" else 97, args.repeats)
     device = torch.device(args.device)
     name = torch.cuda.get_device_name() if device.type == "cuda" else f"cpu, {torch.get_num_threads()} threads"
     print(f"torch {torch.__version__}, {name}, p={p}, median of {repeats}, stacked tf32={tf32}")

@@ -3,6 +3,8 @@ import json
 import runpy
 from pathlib import Path
 
+import pytest
+
 
 def test_bench_population_smoke(tmp_path, capsys):
     out = tmp_path / "bench.json"
@@ -14,9 +16,10 @@ def test_bench_population_smoke(tmp_path, capsys):
     assert "speedup" in capsys.readouterr().out
 
 
-def test_bench_population_transformer_smoke(tmp_path):
+@pytest.mark.parametrize("model", ["transformer", "code_mlp"])
+def test_bench_population_model_smoke(tmp_path, model):
     out = tmp_path / "bench.json"
     bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_population.py"))
-    assert bench["main"](["--smoke", "--model", "transformer", "--json", str(out)]) == 0
+    assert bench["main"](["--smoke", "--model", model, "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["model"], r["M"]) for r in rows] == [("transformer", 1), ("transformer", 4)]
+    assert [(r["model"], r["M"]) for r in rows] == [(model, 1), (model, 4)]

@@ -47,6 +47,14 @@ def test_stacked_float32_raw_mlp_and_depth():
         _assert_close(res, train(cfg), 1e-4)
 
 
+def test_stacked_tied_mlp_applies_its_shared_layer_every_time():
+    """002's MLP reuses one hidden layer (model.tied): stacked members must apply it depth - 1 times too."""
+    cfgs = [make_config(tiny(steps=20, seed=s, dtype="float64", **{"model.depth": 4, "model.tied": True}))
+            for s in (0, 1)]
+    for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+        _assert_close(res, train(cfg), 1e-9)
+
+
 def test_stacked_members_stop_on_their_own(tmp_path):
     """Different steps and early stopping: a finished member leaves the stack, the others go on."""
     cfgs = [make_config(tiny(steps=s, p=7, seed=i, **{"split.frac_train": 0.5, "eval.every": 5,

@@ -28,6 +28,25 @@ def test_every_study_trains_draws_and_states_claims(tree):
     saved = json.loads((out / "landscape" / "claims.json").read_text())
     per_seed = saved["claims"][0]["per_seed"]  # curvatures along singular and random directions were measured
     assert len(per_seed["k_sv"]) == len(per_seed["k_rand"]) == 1 and per_seed["k_sv"][0] != per_seed["k_rand"][0]
+    cyclic = {c["id"]: c for c in saved["claims"]}["cyclic_embedding"]["per_seed"]
+    assert 0 < cyclic["key_share_init"][0] < 1 and cyclic["key_share"][0] != cyclic["key_share_init"][0]
+
+
+def test_cyclic_embedding_claim_on_known_embeddings():
+    """A circle n -> (cos, sin)(2 pi k n / p) has all its energy in one frequency; Gaussian rows do not."""
+    import torch
+
+    from groklab.experiments.investigation import landscape
+    from groklab.measures.fourier import fourier_spectrum, key_frequencies
+    p, g = 59, torch.Generator().manual_seed(0)
+    n = torch.arange(p, dtype=torch.float64)[:, None]
+    circle = torch.cat([torch.cos(2 * torch.pi * 7 * n / p), torch.sin(2 * torch.pi * 7 * n / p)], 1)
+    share = lambda E: key_frequencies(fourier_spectrum(E, p), p, landscape.N_KEY)[1]  # noqa: E731
+    rand = [share(torch.randn(p, 64, generator=g)) for _ in range(3)]
+    assert share(circle) == pytest.approx(1.0) and all(0.1 < r < 0.4 for r in rand)
+    holds = lambda final: landscape.claims({"key_share": final, "key_share_init": rand}, {}, [])[2].holds  # noqa: E731
+    assert holds([share(circle + 0.1 * torch.randn(p, 2, generator=g)) for _ in range(3)])
+    assert not holds(rand[::-1]) and not holds([0.9])  # random stays random; one seed gives no verdict
 
 
 def test_quick_task1_varies_one_factor_at_a_time():
@@ -36,6 +55,14 @@ def test_quick_task1_varies_one_factor_at_a_time():
     base = task1.BASE["quick"]
     assert all(sum(x != y for x, y in zip(c, base)) <= 1 for c in cells)
     assert len(task1.cells("paper")) == 36
+
+
+def test_batch_at_least_the_training_set_is_the_full_batch():
+    from groklab.experiments.investigation.profile import batch
+    assert batch(1024, 665) == batch(665, 665) == ["sampler=full"] and batch(256, 665) == ["batch_size=256"]
+    quick = {r.name.split("/")[0]: r.overrides for r in ksum.runs("quick", 1)}
+    assert "sampler=full" in quick["transformer-K3-b1024"] and "sampler=full" in quick["mlp-K2-b64"]  # 665, 60 rows
+    assert "sampler=full" not in quick["transformer-K3-b256"]
 
 
 def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
@@ -103,6 +130,10 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
     k = {"gap": gap, "onset": {"birnn-K3-wd1": [50, 60], "birnn-K3-wd0": [40, 50]},
          "t_train": {"birnn-K3-wd1": [200, 210], "birnn-K3-wd0": [200, 200]},
          "final_test": {"birnn-K3-wd1": [0.97, 0.98], "birnn-K3-wd0": [0.98, 0.98]}}
-    assert all(c.holds for c in ksum.claims(k)), [(c.id, c.aggregate) for c in ksum.claims(k) if not c.holds]
+    cells = {a: list(ksum.SHAPES["paper"]) for a in ksum.ARCHS}
+    assert all(c.holds for c in ksum.claims(k, cells)), [(c.id, c.aggregate) for c in ksum.claims(k, cells)
+                                                          if not c.holds]
     gap.update({f"{a}-K3-b1024": [100, 110] for a in ksum.ARCHS})  # batch moves the gap as much as K does
-    assert not any(c.holds for c in ksum.claims(k) if c.id.endswith("batch_not_the_cause"))
+    assert not any(c.holds for c in ksum.claims(k, cells) if c.id.endswith("batch_not_the_cause"))
+    assert ksum.shapes("transformer", "quick")["K4-b512"] == (4, 512)
+    assert ksum.shapes("mlp", "quick") == ksum.SHAPES["paper"]

@@ -71,7 +71,7 @@ class StackedMLP:
         self.shapes = {n: t.shape for n, t in ref.named_parameters()}
         self.vocab = self.shapes["E.weight"][0] if "E.weight" in self.shapes else 0
         self.mlp = hasattr(ref, "hidden")
-        self.n_hidden = len(ref.hidden) if self.mlp else 0
+        self.order = list(ref.order) if self.mlp else []  # hidden layers in applied order (tied: one, reused)
         self.act = ACTS[cfgs[0].model.act]()
         self.module = ref  # its forward, for the functional path (its own parameters are not used)
         for m in ref.modules():  # fused attention kernels have no vmap batching rule: plain matmuls instead
@@ -176,7 +176,7 @@ class StackedMLP:
         else:
             h = x
         h = h.transpose(1, 2)
-        for layer in ["W"] + [f"hidden.{k}" for k in range(self.n_hidden)]:
+        for layer in ["W"] + [f"hidden.{k}" for k in self.order]:
             h = self.act(torch.baddbmm(p[f"{layer}.bias"].unsqueeze(-1), p[f"{layer}.weight"], h))
         return torch.baddbmm(p["U.bias"].unsqueeze(-1), p["U.weight"], h)
 

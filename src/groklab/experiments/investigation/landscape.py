@@ -10,7 +10,11 @@ AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
   along 8 Gaussian directions in the same layers: d^T H d / d^T d through Hessian-vector products;
 - 2-D slices of the training loss along the two singular directions and along two random directions scaled to
   the same Frobenius norms (a in [-1, 1]: a = 1 doubles sigma_1);
-- gradient norms over training (total, `linear1` = block W, the rest), measured every eval.
+- gradient norms over training (total, `linear1` = block W, the rest), measured every eval;
+- the cyclic structure the t-SNE panel shows, measured on E itself (t-SNE is a picture, not a statistic): the
+  share of E's energy over token order (non-DC DFT along the numbers 0..p-1) held by its 5 strongest of the
+  29 frequencies, after training against the same seed's initial E. A circle n -> n + s in t-SNE is one
+  frequency k = s^-1 mod p dominating; a random E spreads its energy over all 29 (share ~0.3).
 """
 from __future__ import annotations
 
@@ -23,8 +27,9 @@ from groklab.config import make_config
 from groklab.engine.setup import build
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.experiments.stats import boot_mean
+from groklab.experiments.stats import boot_diff, boot_mean
 from groklab.experiments.variants import per_variant
+from groklab.measures.fourier import fourier_spectrum, key_frequencies
 from groklab.measures.geometry import tsne_2d
 from groklab.measures.landscape import curvature, loss_slice, singular_direction
 from groklab.plots.style import STYLE, plt, save
@@ -36,6 +41,8 @@ PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area,
          "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")
 STEP = 11  # 002 joins numbers that differ by 11
 N_RANDOM = 8
+N_KEY = 5  # frequencies counted in the cyclic-structure share
+CYCLIC = 0.5  # the key share that calls E cyclic: most of its energy in 5 of the 29 frequencies
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -64,7 +71,9 @@ def inspect(run_dir: Path, seed: int) -> dict:
     slices = {kind: loss_slice(m, X, y, layers, [[d1, zero[1]], [zero[0], d2]], grid).reshape(21, 21)
               for kind, (d1, d2) in (("singular", sv), ("random", scaled))}
     E = m.E.weight.detach()[: exp.cfg.p]
-    return {"k_sv": float(np.mean(k_sv)), "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a,
+    share = [key_frequencies(fourier_spectrum(e, exp.cfg.p), exp.cfg.p, N_KEY)[1] for e in (E0, E)]
+    return {"key_share_init": share[0], "key_share": share[1],
+            "k_sv": float(np.mean(k_sv)), "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a,
             "tsne": tsne_2d(E, seed), "E0": E0[: exp.cfg.p].numpy(), "E": E.numpy()}
 
 
@@ -88,7 +97,9 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     t_test = per_variant(df, "t_test").get("mlp", [])
     figs = draw(found[min(found)], df, out / "landscape")
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
-             "sparse_final": [sparse_share(f["E"]) for f in found.values()]}
+             "sparse_final": [sparse_share(f["E"]) for f in found.values()],
+             "key_share_init": [found[s]["key_share_init"] for s in sorted(found)],
+             "key_share": [found[s]["key_share"] for s in sorted(found)]}
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test)
@@ -110,7 +121,15 @@ def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
                   "final grad/total < 0.5 x its peak; holds if every seed does",
                   {"peak_step": [s for s, _ in rows], "final_over_peak": [f for _, f in rows], "t_test": t_test},
                   {"seeds": len(rows)}, ok)
-    return [sharp, grads]
+    final, init = v.get("key_share", []), v.get("key_share_init", [])
+    f, d = boot_mean(final), boot_diff(final, init)
+    cyclic = Claim("cyclic_embedding", "The learned embeddings are cyclic: numbers a fixed step apart lie next to "
+                   "each other (002 Fig 13b's t-SNE circles).", f"per seed: share of E's non-DC energy over token "
+                   f"order held by its {N_KEY} strongest frequencies, final and at init; holds if the 95% bootstrap "
+                   f"CI of the final mean lies above {CYCLIC} and that of final - init above 0",
+                   {"key_share": final, "key_share_init": init}, {**f, "diff_lo": d["lo"], "threshold": CYCLIC},
+                   f["lo"] is not None and f["lo"] > CYCLIC and d["lo"] is not None and d["lo"] > 0)
+    return [sharp, grads, cyclic]
 
 
 def draw(f: dict, df, path: Path) -> list[Path]:
