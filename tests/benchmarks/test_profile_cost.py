@@ -1,0 +1,14 @@
+"""The profile-cost benchmark must keep running and add up what it timed (its numbers are read by people)."""
+import json
+import runpy
+from pathlib import Path
+
+
+def test_profile_cost_smoke(tmp_path):
+    out = tmp_path / "cost.json"
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "profile_cost.py"))
+    assert bench["main"](["investigation/optimizers", "--profile", "quick", "--seeds", "2", "--smoke",
+                          "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    fig = doc["figures"]["optimizers"]
+    assert fig["runs"] == 14 and fig["seconds"] > 0 and doc["seconds"] == fig["seconds"] and doc["gflops"] > 0
