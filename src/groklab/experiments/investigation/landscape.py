@@ -2,14 +2,16 @@
 
 Model (002's notebook): embedding 128, `linear1` (256 -> 128), one tied 128 x 128 `linear2` applied 4 times,
 AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
-- t-SNE of the 59 learned embeddings, lines joining n and n + 11 (002 Fig 13b), and the embedding before/after
+- t-SNE of the 59 learned embeddings, lines joining n and n + s with s = k^-1 mod p for E's strongest
+  frequency k (002 Fig 13b joins n + 11, the step of its run), and the embedding before/after
   with the share of near-zero dimensions (column norm < 10% of the largest);
 - curvature of the training loss along the top singular direction sigma_1 u_1 v_1^T of `linear1` and of
   `linear2` (our reading of 002's "largest eigenvalues of two linear layers' weights": 002's notebook moves
   every entry by one shared constant and plots the loss against the perturbed sigma_1), against the curvature
   along 8 Gaussian directions in the same layers: d^T H d / d^T d through Hessian-vector products;
-- 2-D slices of the training loss along the two singular directions and along two random directions scaled to
-  the same Frobenius norms (a in [-1, 1]: a = 1 doubles sigma_1);
+- 2-D slices of the training loss along the two singular directions (a in [-1, 1]: a = 1 doubles sigma_1) and
+  along two filter-normalised random directions (Li et al. 2018, the library's landscape measure: every row of
+  the direction has the norm of the same row of the weight, so a = 1 moves each row by its own length);
 - gradient norms over training (total, `linear1` = block W, the rest), measured every eval;
 - the cyclic structure the t-SNE panel shows, measured on E itself (t-SNE is a picture, not a statistic): the
   share of E's energy over token order (non-DC DFT along the numbers 0..p-1) held by its 5 strongest of the
@@ -18,6 +20,7 @@ AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +34,7 @@ from groklab.experiments.stats import boot_diff, boot_mean
 from groklab.experiments.variants import per_variant
 from groklab.measures.fourier import fourier_spectrum, key_frequencies
 from groklab.measures.geometry import tsne_2d
-from groklab.measures.landscape import curvature, loss_slice, singular_direction
+from groklab.measures.landscape import curvature, loss_slice, random_direction, singular_direction
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
 
@@ -39,7 +42,6 @@ NAME = "landscape"
 TITLE = "p = 59 MLP: t-SNE of embeddings, loss landscape along singular directions, gradient norms"
 PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area, with ridges around it; the "
          "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")
-STEP = 11  # 002 joins numbers that differ by 11
 N_RANDOM = 8
 N_KEY = 5  # frequencies counted in the cyclic-structure share
 CYCLIC = 0.5  # the key share that calls E cyclic: most of its energy in 5 of the 29 frequencies
@@ -64,15 +66,20 @@ def inspect(run_dir: Path, seed: int) -> dict:
     rand = [[torch.randn(W.shape, generator=g, dtype=W.dtype) for W in layers] for _ in range(N_RANDOM)]
     k_sv = [curvature(m, X, y, [W], [d]) for W, d in zip(layers, sv)]
     k_rand = [curvature(m, X, y, [W], [r[i]]) for r in rand for i, W in enumerate(layers)]
-    scaled = [r * (s.norm() / r.norm()) for r, s in zip(rand[0], sv)]
+    filt = random_direction(layers, g)  # filter-normalised
     zero = [torch.zeros_like(W) for W in layers]
     a = np.linspace(-1, 1, 21)
     grid = np.stack([x.ravel() for x in np.meshgrid(a, a, indexing="ij")], 1)
     slices = {kind: loss_slice(m, X, y, layers, [[d1, zero[1]], [zero[0], d2]], grid).reshape(21, 21)
-              for kind, (d1, d2) in (("singular", sv), ("random", scaled))}
+              for kind, (d1, d2) in (("singular", sv), ("random", filt))}
     E = m.E.weight.detach()[: exp.cfg.p]
-    share = [key_frequencies(fourier_spectrum(e, exp.cfg.p), exp.cfg.p, N_KEY)[1] for e in (E0, E)]
-    return {"key_share_init": share[0], "key_share": share[1],
+    p = exp.cfg.p
+    (_, share0), (keys, share) = (key_frequencies(fourier_spectrum(e, p), p, N_KEY) for e in (E0, E))
+    # n and n + step are neighbours on the circle of E's strongest frequency k (step = k^-1 mod p; 1 where k
+    # has no inverse, p composite)
+    step = pow(keys[0], -1, p) if math.gcd(keys[0], p) == 1 else 1
+    return {"key_share_init": share0, "key_share": share,
+            "step": step,
             "k_sv": float(np.mean(k_sv)), "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a,
             "tsne": tsne_2d(E, seed), "E0": E0[: exp.cfg.p].numpy(), "E": E.numpy()}
 
@@ -99,7 +106,8 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
              "sparse_final": [sparse_share(f["E"]) for f in found.values()],
              "key_share_init": [found[s]["key_share_init"] for s in sorted(found)],
-             "key_share": [found[s]["key_share"] for s in sorted(found)]}
+             "key_share": [found[s]["key_share"] for s in sorted(found)],
+             "circle_step": [found[s]["step"] for s in sorted(found)]}
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test)
@@ -127,7 +135,8 @@ def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
                    "each other (002 Fig 13b's t-SNE circles).", f"per seed: share of E's non-DC energy over token "
                    f"order held by its {N_KEY} strongest frequencies, final and at init; holds if the 95% bootstrap "
                    f"CI of the final mean lies above {CYCLIC} and that of final - init above 0",
-                   {"key_share": final, "key_share_init": init}, {**f, "diff_lo": d["lo"], "threshold": CYCLIC},
+                   {"key_share": final, "key_share_init": init, "circle_step": v.get("circle_step", [])},
+                   {**f, "diff_lo": d["lo"], "threshold": CYCLIC},
                    f["lo"] is not None and f["lo"] > CYCLIC and d["lo"] is not None and d["lo"] > 0)
     return [sharp, grads, cyclic]
 
@@ -138,10 +147,10 @@ def draw(f: dict, df, path: Path) -> list[Path]:
         xy = f["tsne"]
         p = len(xy)
         for i in range(p):
-            j = (i + STEP) % p
+            j = (i + f["step"]) % p
             ax[0, 0].plot(xy[[i, j], 0], xy[[i, j], 1], color="0.7", lw=0.5)
         ax[0, 0].scatter(xy[:, 0], xy[:, 1], c=np.arange(p), cmap="twilight", s=12)
-        ax[0, 0].set_title(f"t-SNE of E, lines join n and n + {STEP}")
+        ax[0, 0].set_title(f"t-SNE of E, lines join n and n + {f['step']}")
         for k, (E, title) in enumerate(((f["E0"], "E at init"), (f["E"], "E after training"))):
             ax[0, 1 + k].imshow(E, aspect="auto", cmap="RdBu_r")
             ax[0, 1 + k].set_title(title)
@@ -149,7 +158,7 @@ def draw(f: dict, df, path: Path) -> list[Path]:
         a = f["alphas"]
         for k, kind in enumerate(("singular", "random")):
             c = ax[1, k].contourf(a, a, np.log10(f["slices"][kind].T), levels=20)
-            ax[1, k].set_title(f"log10 train loss, {kind} directions")
+            ax[1, k].set_title(f"log10 train loss, {'filter-normalised ' if kind == 'random' else ''}{kind} dirs")
             ax[1, k].set_xlabel("linear1")
             ax[1, k].set_ylabel("linear2")
             fig.colorbar(c, ax=ax[1, k])
