@@ -191,6 +191,10 @@ def test_fig7_claims_from_hessian_metrics():
     assert c["adam_lr_adaptive_closer"].holds  # |log 1.5| < |log 0.5|: closer from above counts too
     c2 = fig7.claims({"adam": [0.5, 0.5], "adam_lr_adaptive": [0.9, 0.9]})
     assert c2[2].holds and not c2[1].holds  # no adam_lr runs: that claim cannot hold
+    near = fig7.claims({"adam": [0.09, 0.111, 0.12], "adam_lr": [0.1, 0.2, 0.3]})
+    assert not near[0].holds and near[0].aggregate["lo"] < 0.1 < near[0].aggregate["hi"]  # CI straddles 0.1
+    assert not near[1].holds  # closer in the mean, but not beyond the seeds' spread
+    assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[0].holds
 
 
 def test_fig10_claims_from_rank_statistics():
