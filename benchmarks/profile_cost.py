@@ -24,8 +24,10 @@ import torch
 from groklab import make_config
 from groklab.engine.setup import build
 from groklab.engine.step import SoloStep, evaluate
+from groklab.errors import ConfigError
 from groklab.experiments import resolve
 from groklab.experiments.runner import specs_of
+from groklab.experiments.spec import PROFILES
 
 
 def matmul_gflops(n: int = 1024, repeats: int = 5) -> float:
@@ -77,19 +79,24 @@ def sync(device) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("target", help="paper/figure as for groklab reproduce, e.g. investigation/all")
-    ap.add_argument("--profile", default="paper")
+    ap.add_argument("--profile", default="paper", choices=list(PROFILES))
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10, help="timed steps per repeat")
-    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--smoke", action="store_true", help="tiny models and runs: the script runs, numbers mean nothing")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
+    try:
+        modules = resolve(args.target)
+    except ConfigError as err:  # an unknown paper or figure: one line, exit 2, as groklab reproduce
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     torch.set_num_threads(1)
     extra = [f"device={args.device}"] + (["model.d_emb=8", "model.d_hidden=16", "steps=20"] if args.smoke else [])
     gflops = matmul_gflops(256 if args.smoke else 1024)
     print(f"torch {torch.__version__}, {args.device}, 1 thread, fp32 matmul {gflops:.1f} GFLOP/s", flush=True)
     seen, figures = {}, {}
-    for module in resolve(args.target):
+    for module in modules:
         total = 0.0
         specs = specs_of(module, args.profile, args.seeds, tuple(extra))
         for spec in specs:

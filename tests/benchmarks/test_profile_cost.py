@@ -12,3 +12,10 @@ def test_profile_cost_smoke(tmp_path):
     doc = json.loads(out.read_text())
     fig = doc["figures"]["optimizers"]
     assert fig["runs"] == 14 and fig["seconds"] > 0 and doc["seconds"] == fig["seconds"] and doc["gflops"] > 0
+
+
+def test_profile_cost_refuses_an_unknown_target(capsys):
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "profile_cost.py"))
+    assert bench["main"](["investigation/nope", "--smoke"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "investigation/nope" in err

@@ -16,7 +16,7 @@ AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
 - the cyclic structure the t-SNE panel shows, measured on E itself (t-SNE is a picture, not a statistic): the
   share of E's energy over token order (non-DC DFT along the numbers 0..p-1) held by its 5 strongest of the
   29 frequencies, after training against the same seed's initial E. A circle n -> n + s in t-SNE is one
-  frequency k = s^-1 mod p dominating; a random E spreads its energy over all 29 (share ~0.3).
+  frequency k = s^-1 mod p dominating; a random E spreads its energy over all 29 (share ~0.2).
 """
 from __future__ import annotations
 
@@ -72,16 +72,15 @@ def inspect(run_dir: Path, seed: int) -> dict:
     grid = np.stack([x.ravel() for x in np.meshgrid(a, a, indexing="ij")], 1)
     slices = {kind: loss_slice(m, X, y, layers, [[d1, zero[1]], [zero[0], d2]], grid).reshape(21, 21)
               for kind, (d1, d2) in (("singular", sv), ("random", filt))}
-    E = m.E.weight.detach()[: exp.cfg.p]
     p = exp.cfg.p
+    E = m.E.weight.detach()[:p]
     (_, share0), (keys, share) = (key_frequencies(fourier_spectrum(e, p), p, N_KEY) for e in (E0, E))
     # n and n + step are neighbours on the circle of E's strongest frequency k (step = k^-1 mod p; 1 where k
     # has no inverse, p composite)
     step = pow(keys[0], -1, p) if math.gcd(keys[0], p) == 1 else 1
-    return {"key_share_init": share0, "key_share": share,
-            "step": step,
-            "k_sv": float(np.mean(k_sv)), "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a,
-            "tsne": tsne_2d(E, seed), "E0": E0[: exp.cfg.p].numpy(), "E": E.numpy()}
+    return {"key_share_init": share0, "key_share": share, "step": step, "k_sv": float(np.mean(k_sv)),
+            "k_rand": float(np.mean(k_rand)), "slices": slices, "alphas": a, "tsne": tsne_2d(E, seed),
+            "E0": E0[:p].numpy(), "E": E.numpy()}
 
 
 def sparse_share(E: np.ndarray) -> float:
