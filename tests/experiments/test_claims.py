@@ -1,7 +1,9 @@
 """Claim logic of the paper-000 experiments on synthetic metrics, where the right verdict is known."""
 import math
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from groklab.experiments.embedding import fig2, fig4, fig5, fig6
 from groklab.experiments.stats import median_censored, paired_ratios, ratio, run_table, value_at
@@ -197,26 +199,53 @@ def test_fig7_claims_from_hessian_metrics():
     assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[0].holds
 
 
-def test_fig10_claims_from_rank_statistics():
+def test_fig10_rank_definitions_on_a_known_spectrum():
     from groklab.experiments.embedding import fig10
+
+    s = np.array([2.0, 1.0, 0.01, 0.001, 0.0001])  # sigma / sigma_max = 1, 0.5, 5e-3, 5e-4, 5e-5
+    assert [fig10.rank_of(s, d) for d in ("rtol1e-2", "rtol1e-3", "rtol1e-4")] == [2.0, 3.0, 4.0]
+    assert fig10.rank_of(s, "stable") == pytest.approx((4 + 1 + 1e-4 + 1e-6 + 1e-8) / 4)
+    assert fig10.rank_of(np.zeros(3), "stable") == 0.0 and fig10.rank_of(np.ones(7), "rtol1e-2") == 7.0
+
+
+def test_fig10_claims_under_each_definition():
+    from groklab.experiments.embedding import fig10
+
+    def pts(ew, e, w):  # (first, at t_test, last) of each matrix, the same under every definition
+        return {(d, m): v for d in fig10.DEFS for m, v in (("EW", ew), ("E", e), ("W", w))}
 
     st = {}
     for n in fig10.SETUPS:
-        for s in range(3):  # (rank at start, at t_test, at the end)
-            st[f"{n}/s{s}"] = (40.0, 20.0, 15.0 if n.startswith("adam_lr") else 20.0)
+        for s in range(3):
+            lr = n.startswith("adam_lr")
+            ew = (40.0, 20.0 + s, 10.0 if lr else 20.0 + s)
+            st[f"{n}/s{s}"] = pts(ew, (49.0, 48.0, 47.0 - s), (256.0, 90.0, 60.0))
     c = {x.id: x for x in fig10.claims(st)}
-    assert c["rank_EW_decreases"].holds and c["only_adam_lr_changes_rank_after_grokking"].holds
-    st["adam_wd5e-3/s0"] = (40.0, 20.0, 41.0)
-    st["adam_wd5e-3/s1"] = (40.0, 20.0, 25.0)
+    assert len(c) == 4 * len(fig10.DEFS) and all(x.holds for x in c.values())
+    assert c["rank_E_stable[stable]"].per_seed["adam_wd1e-3"] == pytest.approx([2 / 49, 3 / 49, 4 / 49])
+    st["adam_wd5e-3/s1"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 20.0), (256.0, 250.0, 250.0))  # one seed moves on
     c = {x.id: x for x in fig10.claims(st)}
-    assert not c["rank_EW_decreases"].holds and not c["only_adam_lr_changes_rank_after_grokking"].holds
+    assert not any(c[f"{k}[rtol1e-3]"].holds for k in ("only_adam_lr_changes_rank_after_grokking", "rank_E_stable",
+                                                       "rank_W_decreases"))
+    assert c["rank_EW_decreases[rtol1e-3]"].holds
+    st["adam_lr_adaptive_wd1e-3/s0"] = pts((40.0, 20.0, 45.0), (49.0, 1.0, 1.0), (256.0, 256.0, 256.0))
+    assert fig10.claims(st)[0].holds  # adaptive c is reported, not judged
+    assert not any(x.holds for x in fig10.claims({}))
 
 
-def test_fig11_claims_on_key_shares():
+def test_fig11_claims_on_key_shares_in_token_and_dlog_order():
     from groklab.experiments.embedding import fig11
 
-    c = fig11.claims({"add": [0.9, 0.8, 0.95], "mul": [0.7, 0.9, 0.85], "div": [0.4, 0.5, 0.3]})
-    assert all(x.holds for x in c) and c[0].aggregate == {"median_add": 0.9, "median_div": 0.4}
-    c = fig11.claims({"add": [0.3], "mul": [0.9], "div": [0.5]})
-    assert not c[0].holds and c[1].holds
-    assert not any(x.holds for x in fig11.claims({"add": [0.9], "mul": [0.9], "div": []}))
+    per = {"token": {"add": [0.9, 0.8, 0.95], "mul": [0.2, 0.25, 0.22], "div": [0.21, 0.23, 0.2]},
+           "dlog": {"add": [0.3, 0.3, 0.3], "mul": [0.97, 0.99, 0.98], "div": [0.4, 0.5, 0.3]}}
+    c = {x.id: x for x in fig11.claims(per)}
+    assert c["add_peaked_token"].holds and not c["mul_peaked_token"].holds and c["mul_peaked_dlog"].holds
+    assert c["add_peaked_vs_div_token"].holds and c["mul_peaked_vs_div_dlog"].holds
+    assert not c["mul_peaked_vs_div_token"].holds  # 0.22 vs 0.21: the CI of the difference straddles 0
+    assert c["mul_peaked_dlog"].aggregate["threshold"] == fig11.PEAKED and c["mul_peaked_dlog"].per_seed == {
+        "mul": [0.97, 0.99, 0.98]}
+    per["dlog"]["div"] = [0.96, 0.99, 0.97]  # div as peaked as mul in its own order: not "more diffuse"
+    assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_vs_div_dlog"].holds
+    per["dlog"]["mul"] = [0.99]  # one seed: no CI, no verdict
+    assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_dlog"].holds
+    assert not any(x.holds for x in fig11.claims({}))

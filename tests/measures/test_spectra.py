@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from groklab.measures.fourier import fourier_measures, fourier_spectrum, key_frequencies
+from groklab.measures.fourier import dlog_order, fourier_measures, fourier_spectrum, key_frequencies, primitive_root
 from groklab.measures.spectra import effective_rank, embedding_product, numerical_rank, stable_rank, sv_measures
 from groklab.models import MLP
 
@@ -80,3 +80,35 @@ def test_no_embedding_no_embedding_measures():
     sc, _ = sv_measures(m)
     assert set(sc) == {"sv/W_max", "rank/W", "erank/W", "srank/W"}
     assert fourier_measures(m, 5) == ({}, {})
+
+
+@pytest.mark.parametrize("p,g", [(5, 2), (7, 3), (23, 5), (47, 5), (97, 5), (113, 3)])
+def test_primitive_root_is_the_smallest_generator(p, g):
+    assert primitive_root(p) == g
+    assert sorted(dlog_order(p)) == list(range(1, p))  # every nonzero residue exactly once
+
+
+def test_primitive_root_refuses_a_composite():
+    with pytest.raises(ValueError, match="p=21"):
+        primitive_root(21)
+
+
+def test_an_exact_multiplicative_code_is_peaked_only_in_discrete_log_order():
+    """Row x = cos / sin of 2 pi k dlog(x) / (p-1): the code a network for x*y mod p can add in. Its token-order
+    spectrum is spread over many frequencies, its discrete-log spectrum is one frequency."""
+    p, k, d = 47, 3, 6
+    order = dlog_order(p)
+    log = {x: i for i, x in enumerate(order)}
+    g = torch.Generator().manual_seed(1)
+    u, v = torch.randn(1, d, generator=g, dtype=torch.float64), torch.randn(1, d, generator=g, dtype=torch.float64)
+    E = torch.zeros(p + 1, d, dtype=torch.float64)
+    for x in range(1, p):
+        a = torch.tensor(2 * math.pi * k * log[x] / (p - 1), dtype=torch.float64)
+        E[x] = torch.cos(a) * u + torch.sin(a) * v
+    m = MLP(p=p, n_ctx=2, vocab=p + 1, d_emb=d, d_hidden=4)
+    with torch.no_grad():
+        m.E.weight.copy_(E)
+    sc, arr = fourier_measures(m, p, n_key=5)
+    assert sc["fourier/dlog_key_share"] == pytest.approx(1.0)
+    assert int(arr["fourier/dlog_spectrum"][1:].argmax()) + 1 == k and arr["fourier/dlog_spectrum"].shape == (24,)
+    assert sc["fourier/key_share"] < 0.5  # the same rows in token order: no few frequencies hold it
