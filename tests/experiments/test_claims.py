@@ -70,25 +70,46 @@ def test_fig6_adam_lr_faster_holds_and_fails():
     assert not any(c.holds for c in neither)
 
 
-def _fig2(no_emb_add_final, mul_emb_t_test):
+def _fig2(no_emb_add_final, mul_emb_t_test, add_test_at=100):
     parts = []
     for s in range(3):
         kw = dict(seed=s)
-        parts.append(curve(f"add/mlp/s{s}", 100, 100, final_test=no_emb_add_final, task__name="add",
+        parts.append(curve(f"add/mlp/s{s}", 100, add_test_at, final_test=no_emb_add_final, task__name="add",
                            model__name="mlp", **kw))
         parts.append(curve(f"mul/mlp/s{s}", None, None, task__name="mul", model__name="mlp", **kw))
         parts.append(curve(f"add/mlp_emb/s{s}", 100, 300, task__name="add", model__name="mlp_emb", **kw))
         parts.append(curve(f"mul/mlp_emb/s{s}", 100, mul_emb_t_test, task__name="mul", model__name="mlp_emb", **kw))
-    return run_table(frame(parts))
+    df = frame(parts)
+    return run_table(df), fig2.corise(df)
 
 
 def test_fig2_claims():
-    c = {x.id: x for x in fig2.claims(_fig2(1.0, 600))}
+    c = {x.id: x for x in fig2.claims(*_fig2(1.0, 600))}
     assert all(x.holds for x in c.values())
     assert c["emb_mul_groks_late"].aggregate["median_ratio"] == 6.0
-    c = {x.id: x for x in fig2.claims(_fig2(0.5, 150))}
-    assert not c["no_emb_generalizes_add"].holds and not c["emb_mul_groks_late"].holds  # delay 1.5 < 2
+    assert c["no_emb_add_rises_together"].per_seed["mul/mlp_emb lag"] == [5.0, 5.0, 5.0]  # the contrast
+    c = {x.id: x for x in fig2.claims(*_fig2(0.5, 150))}
+    assert not c["no_emb_add_reaches_0.95"].holds and not c["emb_mul_groks_late"].holds  # delay 1.5 < 2
     assert c["no_emb_fails_mul"].holds and c["emb_fits_both"].holds
+    assert c["no_emb_add_rises_together"].holds  # rising together does not need reaching 0.95
+    c = {x.id: x for x in fig2.claims(*_fig2(1.0, 600, add_test_at=400))}  # test rises 4x later: no co-rise
+    assert not c["no_emb_add_rises_together"].holds and c["no_emb_add_reaches_0.95"].holds
+    assert c["no_emb_add_rises_together"].per_seed["add/mlp lag"] == [3.0, 3.0, 3.0]
+
+
+def test_half_rise_and_corise_on_smooth_curves():
+    from groklab.measures.curves import half_rise
+
+    steps = np.arange(0, 3001, 25)
+    train = 1 - np.exp(-steps / 300)
+    assert half_rise(steps, train) == 225  # first eval past 300 ln 2 = 208 (train ends just below 1)
+    assert half_rise(steps, np.full(len(steps), 0.3)) is None  # no rise: no half-rise step
+    rows = lambda test: pd.DataFrame({"run": "add/mlp/s0", "step": steps, "train/acc": train,  # noqa: E731
+                                      "test/acc": test, "task.name": "add", "model.name": "mlp", "seed": 0})
+    together = fig2.corise(rows(0.8 * (1 - np.exp(-steps / 330))))["add/mlp"]
+    assert together["lag"][0] < 0.2 and together["corr"][0] > 0.99
+    late = fig2.corise(rows(1 / (1 + np.exp(-(steps - 1500) / 50))))["add/mlp"]
+    assert late["lag"][0] > 5 and late["corr"][0] < fig2.CORR
 
 
 def _fig4(t_test):
@@ -114,27 +135,45 @@ def test_fig4_claims():
     assert not any(x.holds for x in c.values())
 
 
-def _fig5(t_test_of_c, unstable_c=()):
+def _fig5(t_test_of_c, collapsing_c=()):
     parts = []
     for task in fig5.TASKS:
         for c in fig5.C_QUICK:
             for s in range(2):
-                final = 0.5 if c in unstable_c else None
-                parts.append(curve(f"{task}/c{c:g}/s{s}", 50, t_test_of_c(c), final_test=final, seed=s,
-                                   task__name=task, optim__name="adam_lr", optim__c=c))
-    return run_table(frame(parts))
+                df = curve(f"{task}/c{c:g}/s{s}", 50, t_test_of_c(c), seed=s, task__name=task, optim__name="adam",
+                           optim__c=c)
+                if c in collapsing_c:  # groks, falls to 0.5 twice (recovering between), ends at 1
+                    df.loc[df["step"].isin([1000, 1050, 1500]), "test/acc"] = 0.5
+                parts.append(df)
+    df = frame(parts)
+    return fig5.with_collapses(run_table(df), df)
 
 
 def test_fig5_claims():
     times = {0.1: None, 1.0: 900, 10.0: 300, 100.0: 250}
-    c = {x.id: x for x in fig5.claims(_fig5(times.get, unstable_c=(100.0,)))}
+    c = {x.id: x for x in fig5.claims(_fig5(times.get, collapsing_c=(100.0,)))}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
-    # c=100 fastest and stable: c=10 (300) is within 1.5x of 250, but "large c unstable" fails
+    assert c["c10_balances"].per_seed["add/c=100 collapses"] == [2, 2]  # a final value of 1 hides both
+    assert c["c10_balances"].per_seed["add/c=100 min_after"] == [0.5, 0.5]
+    assert c["small_c_slow"].aggregate["add t_test(c=0.1) - t_test(c=10)"][0] == 2000 - 300  # censored: horizon
+    # c=100 fastest and never collapsing: c=10 (300) is within 1.5x of 250, but "large c unstable" fails
     c = {x.id: x for x in fig5.claims(_fig5(times.get))}
     assert c["c10_balances"].holds and not c["large_c_unstable"].holds
     # c=1 much faster than c=10: balance fails
     c = {x.id: x for x in fig5.claims(_fig5({0.1: 900, 1.0: 100, 10.0: 300, 100.0: 400}.get))}
     assert not c["c10_balances"].holds and c["small_c_slow"].holds
+    # c=10 itself collapses: not stable, so it does not balance
+    c = {x.id: x for x in fig5.claims(_fig5(times.get, collapsing_c=(10.0, 100.0)))}
+    assert not c["c10_balances"].holds and not c["large_c_unstable"].holds
+
+
+def test_after_grok_counts_each_fall_once():
+    from groklab.measures.curves import after_grok
+
+    acc = [0.1, 0.5, 0.995, 0.8, 0.7, 0.995, 0.95, 0.85, 0.99, 1.0]
+    assert after_grok(range(10), acc) == (0.7, 2)  # 0.8 -> 0.7 is one fall; 0.95 is no collapse
+    assert after_grok(range(3), [0.1, 0.5, 0.9]) == (None, 0)
+    assert after_grok(range(3), [0.99, 0.99, 1.0]) == (0.99, 0)
 
 
 def test_fig8_claims_on_given_token_statistics():

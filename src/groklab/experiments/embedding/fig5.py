@@ -6,7 +6,8 @@ from pathlib import Path
 
 from groklab.experiments.embedding.profile import base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import median_censored, per_seed, run_table
+from groklab.experiments.stats import boot_diff, censor, median_censored, per_seed, run_table
+from groklab.measures.curves import after_grok
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
 
@@ -18,11 +19,11 @@ TASKS = ("add", "sub", "mul", "div")
 C_QUICK = (0.1, 1.0, 10.0, 100.0)
 C_PAPER = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 NEAR = 1.5  # "balances speed": c=10's median t_test within this factor of the fastest stable c
-STABLE = 0.95  # a run is stable if it did not diverge and ends with test acc >= this ...
-DROP = 0.05  # ... and never fell more than this below its best test accuracy at the end
-
-QUICK = ["batch_size=512", "steps=3000"]
-PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000"]
+HIGH, LOW = 0.99, 0.9  # grokked: test acc >= HIGH; a collapse: a fall below LOW after it (counted once per fall)
+# No early stop: a run that groks and then collapses must be seen collapsing, so every c trains for the same
+# horizon and is judged on its whole curve after it first groks, not on its final value.
+QUICK = ["batch_size=512", "steps=3000", "stop.early=false"]
+PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000", "stop.early=false"]
 
 
 def grid(profile: str) -> tuple[float, ...]:
@@ -36,7 +37,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    t = run_table(df)
+    t = with_collapses(run_table(df), df)
     figs = []
     if not df.empty:
         df = df.assign(c=df["optim.c"].map("c={:g}".format))
@@ -46,75 +47,109 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims(t)
 
 
+def with_collapses(t, df):
+    """The run table with min_after (lowest test acc after first reaching HIGH) and collapses per run."""
+    if t.empty:
+        return t
+    got = {}
+    for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
+        g = g.sort_values("step")
+        got[run] = after_grok(g["step"].tolist(), g["test/acc"].tolist(), HIGH, LOW)
+    return t.assign(min_after=[got.get(r, (None, 0))[0] for r in t["run"]],
+                    collapses=[got.get(r, (None, 0))[1] for r in t["run"]])
+
+
 def _stable(row) -> bool:
-    return (row["status"] != "diverged" and row["final_test"] >= STABLE
-            and row["max_test"] - row["final_test"] <= DROP)
+    """Grokked, never collapsed afterwards, not diverged."""
+    grokked = row["min_after"] is not None and row["min_after"] == row["min_after"]  # NaN: never reached HIGH
+    return row["status"] != "diverged" and grokked and row["collapses"] == 0
 
 
 def _by_c(t, task):
-    """c -> (t_test per seed, stable per seed, final test acc per seed) for one task."""
+    """c -> {t_test, stable, min_after, collapses, final_test, horizon} (per seed) for one task."""
     sub = t[t["task.name"] == task] if len(t) else t
     out = {}
     for c in sorted(set(sub["optim.c"])) if len(sub) else []:
         rows = sub[sub["optim.c"] == c].sort_values("seed")
-        out[float(c)] = (per_seed(rows, "t_test"), [bool(_stable(r)) for _, r in rows.iterrows()],
-                         per_seed(rows, "final_test"))
+        out[float(c)] = {"t_test": per_seed(rows, "t_test"), "stable": [bool(_stable(r)) for _, r in rows.iterrows()],
+                         "min_after": per_seed(rows, "min_after"), "collapses": per_seed(rows, "collapses"),
+                         "final_test": per_seed(rows, "final_test"), "horizon": int(rows["last_step"].max())}
     return out
 
 
 def _summary_plot(t, path: Path) -> list[Path]:
     finite = False
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.2))
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
         for k, task in enumerate(TASKS):
             data = _by_c(t, task)
             cs = list(data)
             if not cs:
                 continue
-            axes[0].plot(cs, [median_censored(data[c][2]) for c in cs], "o-", color=f"C{k}", label=task)
-            tt = [median_censored(data[c][0]) for c in cs]
+            tt = [median_censored(data[c]["t_test"]) for c in cs]
             finite |= any(math.isfinite(v) for v in tt)
-            axes[1].plot(cs, [v if math.isfinite(v) else math.nan for v in tt], "o-", color=f"C{k}", label=task)
-        axes[0].set_ylabel("final test accuracy (median over seeds)")
-        axes[1].set_ylabel("steps to 99% test acc (median)")
+            axes[0].plot(cs, [v if math.isfinite(v) else math.nan for v in tt], "o-", color=f"C{k}", label=task)
+            axes[1].plot(cs, [min((v for v in data[c]["min_after"] if v is not None), default=math.nan) for c in cs],
+                         "o-", color=f"C{k}", label=task)
+            axes[2].plot(cs, [sum(data[c]["collapses"]) for c in cs], "o-", color=f"C{k}", label=task)
+        axes[0].set_ylabel(f"steps to {HIGH:g} test acc (median)")
+        axes[1].set_ylabel("lowest test acc after grokking (worst seed)")
+        axes[2].set_ylabel(f"collapses below {LOW:g} (sum over seeds)")
         for ax in axes:
             ax.set_xscale("log")
             ax.set_xlabel("c = eta_E / eta_W")
             ax.axvline(10, color="gray", lw=0.8, ls=":")
-        if finite:  # a log axis needs at least one run that reached 99%
-            axes[1].set_yscale("log")
+        if finite:  # a log axis needs at least one run that reached HIGH
+            axes[0].set_yscale("log")
         axes[0].legend()
-        fig.suptitle("Fig. 5: sensitivity to c")
+        fig.suptitle("Fig. 5: sensitivity to c, without early stop")
         fig.tight_layout()
         return save(fig, path, pdf=True)
 
 
 def claims(t) -> list[Claim]:
-    per, agg, ok_bal, ok_small, ok_large = {}, {}, [], [], []
+    per, agg, agg_small, agg_large, ok_bal, ok_small, ok_large = {}, {}, {}, {}, [], [], []
     for task in TASKS:
         data = _by_c(t, task)
-        for c, (tt, st, _) in data.items():
-            per[f"{task}/c={c:g} t_test"] = tt
-            per[f"{task}/c={c:g} stable"] = st
-        med = {c: median_censored(v[0]) for c, v in data.items()}
-        stable = [c for c, v in data.items() if v[1] and all(v[1])]
+        for c, v in data.items():
+            for key in ("t_test", "min_after", "collapses"):
+                per[f"{task}/c={c:g} {key}"] = v[key]
+        med = {c: median_censored(v["t_test"]) for c, v in data.items()}
+        stable = [c for c, v in data.items() if v["stable"] and all(v["stable"])]
         best = min((med[c] for c in stable), default=math.inf)
         agg[f"{task} median t_test by c"] = {f"{c:g}": med[c] for c in med}
+        agg[f"{task} collapses by c"] = {f"{c:g}": sum(v["collapses"]) for c, v in data.items()}
         ok_bal.append(10.0 in stable and math.isfinite(best) and med[10.0] <= NEAR * best)
         lo, hi = (min(data), max(data)) if data else (None, None)
-        ok_small.append(10.0 in data and lo is not None and lo < 10 and med[lo] > med[10.0])
-        unstable = lambda c: sum(not s for s in data[c][1])  # noqa: E731
-        ok_large.append(10.0 in data and hi is not None and hi > 10
-                        and (unstable(hi) > unstable(10.0) or med[hi] > med[10.0]))
+        if 10.0 in data and lo is not None and lo < 10:  # censored at the horizon: "later" is then conservative
+            d = boot_diff(censor(data[lo]["t_test"], data[lo]["horizon"]),
+                          censor(data[10.0]["t_test"], data[10.0]["horizon"]))
+            agg_small[f"{task} t_test(c={lo:g}) - t_test(c=10)"] = [d["diff"], d["lo"], d["hi"]]
+            ok_small.append(d["sign"] == 1)
+        else:
+            ok_small.append(False)
+        if 10.0 in data and hi is not None and hi > 10:
+            more = sum(data[hi]["collapses"]) > sum(data[10.0]["collapses"])
+            never = [v if v is not None else 0.0 for v in data[hi]["min_after"]]  # never grokked: lowest 0
+            d = boot_diff([v if v is not None else 0.0 for v in data[10.0]["min_after"]], never)
+            agg_large[f"{task} min_after(c=10) - min_after(c={hi:g})"] = [d["diff"], d["lo"], d["hi"]]
+            ok_large.append(more or d["sign"] == 1)
+        else:
+            ok_large.append(False)
+    rule = (f"without early stop; per run t_test (first eval with test acc >= {HIGH}), min_after (lowest test acc "
+            f"from then on) and collapses (falls below {LOW} after it, each counted until back at {HIGH}); a run is "
+            "stable if it groks, never collapses and does not diverge")
     return [
         Claim("c10_balances", "c = 10 balances convergence speed and stability on every task.",
-              f"stable run = not diverged, final test acc >= {STABLE}, final within {DROP} of its best; "
-              f"holds if on every task all c=10 seeds are stable and c=10's median t_test is within "
+              f"{rule}; holds if on every task all c=10 seeds are stable and c=10's median t_test is within "
               f"{NEAR}x of the fastest c whose seeds are all stable", per, agg, all(ok_bal) and bool(ok_bal)),
         Claim("small_c_slow", "Small c under-updates the embedding: the smallest c groks later than c = 10.",
-              "median t_test (not reached = +inf) at the smallest c > at c=10, on every task", {},
-              {"tasks_holding": sum(ok_small)}, all(ok_small) and bool(ok_small)),
-        Claim("large_c_unstable", "Large c causes instability: the largest c is less stable or slower than c = 10.",
-              "at the largest c, more unstable seeds than at c=10, or a later median t_test; on every task",
-              {}, {"tasks_holding": sum(ok_large)}, all(ok_large) and bool(ok_large)),
+              "t_test per seed (not reached: the horizon, a lower bound); holds if on every task the 95% bootstrap "
+              "CI of mean t_test at the smallest c minus at c=10 lies above 0", {},
+              {**agg_small, "tasks_holding": sum(ok_small)}, all(ok_small) and bool(ok_small)),
+        Claim("large_c_unstable", "Large c causes instability: the largest c collapses after grokking, c = 10 not.",
+              f"{rule}; holds if on every task the largest c has more collapses (summed over seeds) than c=10, or "
+              "the 95% bootstrap CI of mean min_after at c=10 minus at the largest c lies above 0 (a run that never "
+              "groks counts 0)", {},
+              {**agg_large, "tasks_holding": sum(ok_large)}, all(ok_large) and bool(ok_large)),
     ]
