@@ -79,3 +79,23 @@ def test_runs_with_frequency_samplers_resume_exactly(tmp_path, monkeypatch, samp
     full, full_dir, cut_dir = interrupt_and_resume(cfg, tmp_path, monkeypatch, cls, at=27)
     assert full.summary["status"] == "completed"
     assert metric_rows(cut_dir) == metric_rows(full_dir)
+
+
+def test_relative_gamma_is_scale_free_and_absolute_gamma_goes_one_hot():
+    ops = np.array([[a, b] for a in range(5) for b in range(5)])
+    L = torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5], dtype=torch.float64)
+    rel = EntropySampler(ops, 5, 8, seed=0, gamma=None, beta=0.0, tau=1.0)
+    assert rel.entropy() == pytest.approx(1.0)  # nothing observed yet: uniform
+    rel.L = L.clone()
+    p1 = rel.probs()
+    rel.L = 1000 * L  # gradients 1000x larger: the same distribution
+    torch.testing.assert_close(rel.probs(), p1)
+    want = torch.softmax(L ** 2 / (L ** 2).mean(), 0)
+    torch.testing.assert_close(p1, want)
+    assert 0.7 < rel.entropy() < 0.9  # L_i^2 from 0.01 to 0.25: largest token 9x as likely as the smallest
+    absolute = EntropySampler(ops, 5, 8, seed=0, gamma=1e-4, beta=0.0)
+    absolute.L = L.clone()
+    assert absolute.entropy() < 1e-6 and absolute.probs().argmax() == 4  # App. A's gamma: one token only
+    cold = EntropySampler(ops, 5, 8, seed=0, gamma=None, beta=0.0, tau=0.01)
+    cold.L = L.clone()
+    assert cold.entropy() < rel.entropy()

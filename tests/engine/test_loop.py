@@ -154,3 +154,24 @@ def test_flush_denormal_is_applied_on_cpu():
         assert (torch.tensor([1e-40]) * 1.0).item() == 0.0
     finally:
         torch.set_flush_denormal(False)
+
+
+def test_an_unused_samplers_knobs_do_not_make_a_stored_run_different(tmp_path):
+    """A run stored before the entropy sampler's defaults changed (sampler_gamma 1e-4 written out) is the same
+    run under the epoch sampler; under the entropy sampler the same difference is a different run."""
+    from groklab.engine.loop import train_members
+    from groklab.errors import ConfigError
+    from groklab.store.files import atomic_write
+
+    out = tmp_path / "run"
+    train(make_config(tiny(steps=10)), out=out)
+    text = (out / "config.yaml").read_text().replace("sampler_gamma: null", "sampler_gamma: 0.0001")
+    assert "sampler_gamma: 0.0001" in text
+    atomic_write(out / "config.yaml", text)
+    assert train_members([make_config(tiny(steps=10))], [out])[0].summary["status"] == "completed"
+    ent = tmp_path / "ent"
+    train(make_config(tiny(steps=10, sampler="entropy")), out=ent)
+    atomic_write(ent / "config.yaml", (ent / "config.yaml").read_text().replace("sampler_gamma: null",
+                                                                                 "sampler_gamma: 0.0001"))
+    with pytest.raises(ConfigError, match="sampler_gamma"):
+        train_members([make_config(tiny(steps=10, sampler="entropy"))], [ent])

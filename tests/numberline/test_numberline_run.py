@@ -51,9 +51,27 @@ def test_bad_run_directories(tmp_path, capsys):
     assert main(["train", "--out", str(run), *tiny(model="mlp", steps=1)]) == 0
     capsys.readouterr()
     rc = main(["numberline", "--run", str(run), "--out", str(tmp_path / "nl")])
-    assert rc == 2 and "mlp_emb" in capsys.readouterr().err and not (tmp_path / "nl").exists()
+    assert rc == 2 and "no token embedding" in capsys.readouterr().err and not (tmp_path / "nl").exists()
     out = tmp_path / "full"
     out.mkdir()
     (out / "x").write_text("keep")
     rc = main(["numberline", "--run", str(tmp_path / "raw"), "--out", str(out)])
     assert rc == 2 and (out / "x").read_text() == "keep"
+
+
+@pytest.mark.parametrize("model", [["model=transformer", "model.depth=1", "model.n_heads=2"],
+                                   ["model=lstm", "encoding=no_op"]])
+def test_run_mode_reads_the_embedding_of_every_token_model(tmp_path, capsys, model):
+    run = tmp_path / "run"
+    assert main(["train", "--out", str(run), *tiny(steps=5), *model]) == 0
+    out = tmp_path / "nl"
+    assert main(["numberline", "--run", str(run), "--out", str(out)]) == 0
+    meta = json.loads((out / "results.json").read_text())
+    assert meta["source"]["p"] == 11 and meta["source"]["model"] == model[0].split("=")[1]
+    from scipy.stats import spearmanr
+    from sklearn.decomposition import PCA
+
+    E = torch.load(run / "ckpt.pt", weights_only=True)["model"]["E.weight"]
+    z = PCA(1).fit_transform(E[:11].double().numpy())[:, 0]
+    row = next(r for r in meta["layers"] if r["method"] == "pca" and r["component"] == 1)
+    assert row["rho"] == pytest.approx(abs(spearmanr(z, np.arange(11)).statistic), abs=1e-9)

@@ -204,7 +204,10 @@ class Config(Section):
     batch_size: int = Field(512, ge=1)
     # shuffled epochs / iid / full batch / 000 App. A: balanced token coverage, p_i ∝ exp(L_i^2 / gamma)
     sampler: SamplerName = "epoch"
-    sampler_gamma: float = Field(1e-4, gt=0)  # entropy sampler temperature gamma
+    # entropy sampler temperature: gamma = sampler_tau * mean_i L_i^2 (relative, the default), or the absolute
+    # sampler_gamma when given (an absolute gamma far below the L_i^2 makes p one-hot: App. A's 1e-4 did)
+    sampler_tau: float = Field(1.0, gt=0)
+    sampler_gamma: Optional[float] = Field(None, gt=0)
     sampler_beta: float = Field(0.9, ge=0, lt=1)  # entropy sampler: EMA decay of the token gradient norms L_i
     loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)
     loss_float64: bool = False  # cast logits to float64 before the training loss (softmax collapse)

@@ -6,6 +6,9 @@ resumed run draws the same batches. `block(start, K)` gives the positions of K c
 """
 from __future__ import annotations
 
+import math
+from typing import Optional
+
 import numpy as np
 import torch
 
@@ -146,14 +149,19 @@ class EntropySampler:
     """Rows drawn i.i.d. so that token i is picked with p_i = softmax(L_i^2 / gamma) (000 App. A eq. 19).
 
     L_i is a running (EMA, decay beta) bound on token i's embedding gradient norm per occurrence,
-    fed by `observe` after each backward. A row is drawn by picking a token i ~ p, then one of the
+    fed by `observe` after each backward. gamma is relative by default, tau * mean_i L_i^2 over the tokens
+    in training: the L_i^2 shrink by orders of magnitude as the loss falls, so any absolute gamma is either far
+    above them early (p uniform) or far below them late (p one-hot on the largest L_i). An absolute `gamma` is
+    kept for App. A's literal form. Before any L is observed p is uniform over the tokens in training.
+    A row is drawn by picking a token i ~ p, then one of the
     training occurrences of i uniformly: q_row ∝ sum over its operands t of p_t / occ_t.
     The batch is a pure function of (seed, step, L); L is saved in the checkpoint.
     """
 
-    def __init__(self, operands: np.ndarray, p: int, batch_size: int, seed: int, gamma: float, beta: float,
-                 device="cpu"):
+    def __init__(self, operands: np.ndarray, p: int, batch_size: int, seed: int, gamma: Optional[float],
+                 beta: float, device="cpu", tau: float = 1.0):
         self.B, self.seed, self.gamma, self.beta, self.p, self.device = batch_size, seed, gamma, beta, p, device
+        self.tau = tau
         self.ops = torch.as_tensor(np.asarray(operands), dtype=torch.long, device=device)  # [n, K]
         occ = torch.bincount(self.ops.flatten(), minlength=p).double()
         self.inv_occ = torch.where(occ > 0, 1 / occ.clamp(min=1), torch.zeros_like(occ))
@@ -161,8 +169,20 @@ class EntropySampler:
 
     def probs(self) -> torch.Tensor:
         """p_i* = exp(L_i^2 / gamma) / sum_j exp(L_j^2 / gamma), over tokens present in training."""
-        logits = torch.where(self.inv_occ > 0, self.L ** 2 / self.gamma, torch.full_like(self.L, -torch.inf))
+        present = self.inv_occ > 0
+        L2 = self.L ** 2
+        gamma = self.gamma if self.gamma is not None else self.tau * L2[present].mean()
+        if gamma <= 0:  # nothing observed yet (relative gamma): every token alike
+            L2, gamma = torch.zeros_like(L2), 1.0
+        logits = torch.where(present, L2 / gamma, torch.full_like(self.L, -torch.inf))
         return torch.softmax(logits, 0)
+
+    def entropy(self) -> float:
+        """H(p*) / log(#tokens in training): 1 for uniform sampling, 0 for one token."""
+        pr = self.probs()
+        pr = pr[pr > 0]
+        n = int((self.inv_occ > 0).sum())
+        return float(-(pr * pr.log()).sum() / math.log(n)) if n > 1 else 0.0
 
     def batch(self, step: int) -> torch.Tensor:
         q = (self.probs() * self.inv_occ)[self.ops].sum(1)
@@ -186,11 +206,11 @@ class EntropySampler:
 
 
 def make_sampler(name: str, n: int, batch_size: int, seed: int, device="cpu", operands=None, p: int = 0,
-                 gamma: float = 1e-4, beta: float = 0.9):
+                 gamma: Optional[float] = None, beta: float = 0.9, tau: float = 1.0):
     """`operands` [n, K] (training rows' operand values) and `p` feed the frequency-aware samplers."""
     if name == "balanced":
         return BalancedSampler(operands, p, batch_size, seed, device)
     if name == "entropy":
-        return EntropySampler(operands, p, batch_size, seed, gamma, beta, device)
+        return EntropySampler(operands, p, batch_size, seed, gamma, beta, device, tau)
     cls = {"epoch": EpochSampler, "replacement": ReplacementSampler, "full": FullSampler}[name]
     return cls(n, batch_size, seed, device)

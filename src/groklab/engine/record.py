@@ -27,6 +27,9 @@ MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a fini
 RESUMABLE_CHANGES = ("steps", "progress")
 
 
+ENTROPY_KNOBS = ("sampler_gamma", "sampler_tau", "sampler_beta")
+
+
 @dataclass
 class RunResult:
     summary: dict
@@ -76,7 +79,10 @@ class RunRecord:
         store = RunStore(self.out)
         on_disk = make_config(base=store.config())
         if mode == "auto" and on_disk != cfg:
-            diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("progress",))
+            # the entropy sampler's knobs do nothing under another sampler: a run stored before a change of their
+            # defaults is still the same run
+            unused = () if "entropy" in (cfg.sampler, on_disk.sampler) else ENTROPY_KNOBS
+            diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("progress", *unused))
             if diff:
                 raise ConfigError("out", str(self.out), f"holds a run with a different config ({diff[0]}); "
                                   "use a new out directory")

@@ -87,7 +87,7 @@ def build(cfg: Config) -> Experiment:
     n_train = len(split.train)
     sampler = make_sampler(cfg.sampler, n_train, cfg.batch_size, cfg.seed, device,
                            operands=table.operands[split.train].numpy(), p=cfg.p, gamma=cfg.sampler_gamma,
-                           beta=cfg.sampler_beta)
+                           beta=cfg.sampler_beta, tau=cfg.sampler_tau)
     o = cfg.optim
     adapt = (AdaptiveC(model, getattr(task, "vocab", 0), o.c_every, *o.c_range, c0=o.ratio)
              if o.c_mode == "adaptive" else None)

@@ -86,6 +86,8 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
                 arrays["tokens/grad_norm"] = norms
                 arrays["tokens/count"] = token_counts(xb, len(norms))
                 scalars["tokens/seen_share"] = float((arrays["tokens/count"][:p] > 0).mean())
+            if hasattr(exp.sampler, "entropy"):  # how far from uniform the frequency-aware sampler draws
+                scalars["sampler/entropy"] = exp.sampler.entropy()
         elif name == "geometry":
             if hasattr(model, "features"):  # an image model: class means of its penultimate features
                 add(feature_measures(model, torch.cat([X, exp.X_test]), torch.cat([y, exp.y_test]),

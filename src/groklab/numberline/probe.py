@@ -11,6 +11,10 @@ Conventions (documented choices, see README "Number line"):
   a direction in raw hidden space, which is the one the intervention adds.
 - PLS projections are out-of-fold (K-fold): with hidden size D >~ N, an in-sample PLS direction fits
   any n, even from random vectors (tested), so in-sample scores would overstate rho.
+- Each fold's PLS components get a fixed sign: sklearn flips a component so its largest weight is positive,
+  which can point it against n in one fold and along n in the next; the out-of-fold scores, put side by side,
+  then zig-zag (rho 0.5 next to 0.87 in adjacent layers). A component is flipped, if needed, so that its
+  training-fold scores correlate positively with the target.
 """
 from __future__ import annotations
 
@@ -138,7 +142,6 @@ def project(H: np.ndarray, n: np.ndarray, method: str = "pca", dims: int = 1, fo
             target: str = "n", seed: int = 0) -> np.ndarray:
     """Coordinates Z [N, dims] of hidden states H [N, D]: PCA scores, or out-of-fold PLS scores
     (`folds` >= 2; `folds` = 0 fits PLS in-sample). PLS regresses on n (`target`="n") or log x ("log")."""
-    from sklearn.cross_decomposition import PLSRegression
     from sklearn.decomposition import PCA
 
     H = np.asarray(H, dtype=np.float64)
@@ -149,13 +152,23 @@ def project(H: np.ndarray, n: np.ndarray, method: str = "pca", dims: int = 1, fo
         raise ValueError(f"unknown method {method!r}")
     y = _target(n, target)
     if folds == 0:
-        return PLSRegression(n_components=dims, scale=False).fit(H, y).transform(H)
+        return _pls(H, y, dims)(H)
     from sklearn.model_selection import KFold
 
     Z = np.zeros((len(H), dims))
     for train, test in KFold(folds, shuffle=True, random_state=seed).split(H):
-        Z[test] = PLSRegression(n_components=dims, scale=False).fit(H[train], y[train]).transform(H[test])
+        Z[test] = _pls(H[train], y[train], dims)(H[test])
     return Z
+
+
+def _pls(H: np.ndarray, y: np.ndarray, dims: int):
+    """PLS fitted on (H, y): a map to its scores, each component signed to correlate positively with y."""
+    from sklearn.cross_decomposition import PLSRegression
+
+    m = PLSRegression(n_components=dims, scale=False).fit(H, y)
+    T = m.transform(H).reshape(len(H), -1)
+    sign = np.array([-1.0 if np.dot(T[:, j] - T[:, j].mean(), y - y.mean()) < 0 else 1.0 for j in range(dims)])
+    return lambda X: m.transform(X).reshape(len(X), -1) * sign
 
 
 def direction(H: np.ndarray, n: np.ndarray, method: str = "pls", target: str = "n") -> np.ndarray:

@@ -15,24 +15,32 @@ from groklab.numberline.spec import NumberlineSpec, check_out, parse_layers
 from groklab.store import clean, write_json
 
 
-def run_embedding(run_dir: str | Path) -> tuple[np.ndarray, int]:
-    """Operand embeddings E[0..p-1] [p, d_emb] of a groklab run's checkpoint, and p."""
+def run_embedding(run_dir: str | Path) -> tuple[np.ndarray, int, str]:
+    """Operand embeddings E[0..p-1] [p, d_emb] of a groklab run's checkpoint, p and the model's name: any model
+    with a token embedding (blocks()["E"][0]), rebuilt from the run's config and loaded from its checkpoint."""
+    from groklab.config import make_config
+    from groklab.data.task import make_task
+    from groklab.models import build_model
     from groklab.store import RunStore, is_run
 
     if not is_run(run_dir):
         raise ConfigError("run", str(run_dir), "not a groklab run directory (no config.yaml)")
     store = RunStore(run_dir)
-    cfg = store.config()
-    model = cfg.get("model", {}).get("name") if isinstance(cfg.get("model"), dict) else None
-    if model != "mlp_emb":
-        raise ConfigError("run", str(run_dir), f"model={model!r} has no token embedding; needs model=mlp_emb")
+    cfg = make_config(base=store.config())
+    if cfg.task.name == "shapes" or cfg.model.name == "mlp" or cfg.model.input == "value":
+        raise ConfigError("run", str(run_dir), f"model={cfg.model.name} (task={cfg.task.name}) has no token "
+                          "embedding; needs model=mlp_emb, transformer, lstm or birnn on tokens")
     if not store.has_checkpoint():
         raise ConfigError("run", str(run_dir), "has no checkpoint yet")
-    state = store.load_checkpoint()["model"]
-    if "E.weight" not in state or not isinstance(cfg.get("p"), int):
-        raise ConfigError("run", str(run_dir), "checkpoint and config.yaml do not describe an embedding MLP")
-    p = int(cfg["p"])
-    return state["E.weight"][:p].double().numpy(), p
+    model = build_model(cfg, make_task(cfg))
+    try:
+        model.load_state_dict(store.load_checkpoint()["model"])
+    except (RuntimeError, KeyError) as err:
+        raise ConfigError("run", str(run_dir), f"checkpoint does not match its config.yaml ({str(err)[:80]})")
+    E = model.blocks()["E"]
+    if not E or E[0].shape[0] < cfg.p:
+        raise ConfigError("run", str(run_dir), f"model={cfg.model.name} has no token embedding of p={cfg.p} rows")
+    return E[0][: cfg.p].detach().double().cpu().numpy(), cfg.p, cfg.model.name
 
 
 def analyze(H: dict, n: np.ndarray, spec: NumberlineSpec) -> tuple[list[dict], dict, dict]:
@@ -76,10 +84,10 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
     meta: dict = {"spec": spec.model_dump()}
     lm = enc = None
     if spec.run is not None:
-        E, p = run_embedding(spec.run)
+        E, p, model = run_embedding(spec.run)
         n = np.arange(p, dtype=np.float64)
         H, layers, n_layers = {"E": E}, ["E"], None
-        meta["source"] = {"run": str(spec.run), "p": p, "d_emb": E.shape[1]}
+        meta["source"] = {"run": str(spec.run), "p": p, "d_emb": E.shape[1], "model": model}
     else:
         from groklab.numberline import hf
 
