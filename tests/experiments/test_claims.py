@@ -288,3 +288,25 @@ def test_fig11_claims_on_key_shares_in_token_and_dlog_order():
     per["dlog"]["mul"] = [0.99]  # one seed: no CI, no verdict
     assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_dlog"].holds
     assert not any(x.holds for x in fig11.claims({}))
+
+
+def test_sampler_claims_on_given_entropies_and_times():
+    from groklab.experiments.embedding import sampler
+
+    ent = {"gamma1e-4": [0.0, 0.01, 0.002], "tau0.3": [0.86, 0.9, 0.88]}
+    times = {"random": [1500.0, 1600.0, 1700.0], "tau0.3": [1000.0, 1100.0, 1200.0]}
+    c = {x.id: x for x in sampler.claims(ent, times)}
+    assert all(x.holds for x in c.values()) and c["entropy_sampler_groks_sooner"].aggregate["diff"] == 500.0
+    ent["tau0.3"] = [0.995, 0.999, 0.998]  # indistinguishable from uniform
+    times["tau0.3"] = [1400.0, 1800.0, 1600.0]
+    c = {x.id: x for x in sampler.claims(ent, times)}
+    assert not c["default_tau_samples_meaningfully"].holds and not c["entropy_sampler_groks_sooner"].holds
+    assert not any(x.holds for x in sampler.claims({}, {}))
+
+
+def test_sampler_entropies_from_metric_rows():
+    from groklab.experiments.embedding import sampler
+
+    df = pd.DataFrame({"run": ["tau0.3/s0"] * 3 + ["tau0.3/s1"] * 2, "step": [0, 100, 200, 0, 100],
+                       "sampler/entropy": [1.0, 0.8, 0.9, 1.0, 0.5]})
+    assert sampler.entropies(df) == {"tau0.3": [pytest.approx(0.85), 0.5]}  # step 0 (uniform by construction) left out

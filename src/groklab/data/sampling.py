@@ -159,7 +159,7 @@ class EntropySampler:
     """
 
     def __init__(self, operands: np.ndarray, p: int, batch_size: int, seed: int, gamma: Optional[float],
-                 beta: float, device="cpu", tau: float = 1.0):
+                 beta: float, device="cpu", tau: float = 0.3):
         self.B, self.seed, self.gamma, self.beta, self.p, self.device = batch_size, seed, gamma, beta, p, device
         self.tau = tau
         self.ops = torch.as_tensor(np.asarray(operands), dtype=torch.long, device=device)  # [n, K]
@@ -182,7 +182,7 @@ class EntropySampler:
         pr = self.probs()
         pr = pr[pr > 0]
         n = int((self.inv_occ > 0).sum())
-        return float(-(pr * pr.log()).sum() / math.log(n)) if n > 1 else 0.0
+        return max(0.0, float(-(pr * pr.log()).sum() / math.log(n))) if n > 1 else 0.0  # no -0.0 from rounding
 
     def batch(self, step: int) -> torch.Tensor:
         q = (self.probs() * self.inv_occ)[self.ops].sum(1)
@@ -206,7 +206,7 @@ class EntropySampler:
 
 
 def make_sampler(name: str, n: int, batch_size: int, seed: int, device="cpu", operands=None, p: int = 0,
-                 gamma: Optional[float] = None, beta: float = 0.9, tau: float = 1.0):
+                 gamma: Optional[float] = None, beta: float = 0.9, tau: float = 0.3):
     """`operands` [n, K] (training rows' operand values) and `p` feed the frequency-aware samplers."""
     if name == "balanced":
         return BalancedSampler(operands, p, batch_size, seed, device)
