@@ -38,6 +38,16 @@ def test_censored_statistics():
     assert paired_ratios([200, None], [100, 50]) == [2.0, math.inf]
 
 
+def test_boot_ratio_needs_its_ci_to_exclude_one():
+    from groklab.experiments.stats import boot_ratio
+
+    r = boot_ratio([900, 1000, 1100], [300, 310, 320])
+    assert r["ratio"] == pytest.approx(1000 / 310) and r["lo"] > 1 and r["sign"] == 1
+    assert boot_ratio([300, 900, 500], [400, 800, 450])["sign"] == 0
+    assert boot_ratio([100, 110], [300, 310])["sign"] == -1
+    assert boot_ratio([900], [300])["sign"] == 0 and boot_ratio([], [1])["ratio"] is None
+
+
 def test_run_table_events_and_value_at():
     df = curve("a", 100, 460, seed=0)
     t = run_table(df)
@@ -63,7 +73,12 @@ def test_fig6_adam_lr_faster_holds_and_fails():
     assert all(c.holds for k, c in good.items() if not k.startswith("adam_lr_adaptive"))
     assert not any(c.holds for k, c in good.items() if k.startswith("adam_lr_adaptive"))  # as slow as Adam
     add = good["adam_lr_faster_add"].to_dict()
-    assert add["per_seed"]["adam"] == [800, 1000, None] and add["aggregate"]["ratio"] == 2.5
+    assert add["per_seed"]["adam"] == [800, 1000, None]
+    assert add["aggregate"]["ratio"] == pytest.approx((800 + 1000 + 2000) / (300 + 400 + 500))  # None: the horizon
+    assert add["aggregate"]["lo"] > 1
+    noisy = {c.id: c for c in fig6.claims(_fig6([500, 300, 900], [400, 350, 800]))}  # medians differ, CI holds 1
+    assert noisy["adam_lr_faster_add"].aggregate["lo"] < 1 < noisy["adam_lr_faster_add"].aggregate["hi"]
+    assert not noisy["adam_lr_faster_add"].holds
     bad = fig6.claims(_fig6([300, 400, 500], [800, 1000, None]))
     assert not any(c.holds for c in bad)
     neither = fig6.claims(_fig6([None] * 3, [None] * 3))  # inf vs inf: undecided, so not holding
@@ -128,7 +143,7 @@ def test_fig4_claims():
     paper = {("random", 64): 800, ("uniform", 64): 400, ("random", 512): 500, ("uniform", 512): 450}
     c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: None if sp == "skewed" else paper.get((sp, B), 600)))}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
-    assert c["uniform_faster_small_batch"].aggregate["add/b64"] == 2.0
+    assert c["uniform_faster_small_batch"].aggregate["add/b64"] == [2.0, 2.0, 2.0]  # identical seeds: a point CI
     # uniform slower at small batch, and a gap that grows: both claims fail; skewed as fast as random fails
     flipped = {("random", 64): 400, ("uniform", 64): 500, ("random", 512): 300, ("uniform", 512): 900}
     c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: flipped.get((sp, B), 400)))}
@@ -310,3 +325,25 @@ def test_sampler_entropies_from_metric_rows():
     df = pd.DataFrame({"run": ["tau0.3/s0"] * 3 + ["tau0.3/s1"] * 2, "step": [0, 100, 200, 0, 100],
                        "sampler/entropy": [1.0, 0.8, 0.9, 1.0, 0.5]})
     assert sampler.entropies(df) == {"tau0.3": [pytest.approx(0.85), 0.5]}  # step 0 (uniform by construction) left out
+
+
+def test_adaptive_c_claims_on_given_times_and_frequencies():
+    from groklab.experiments.embedding import adaptive
+
+    times, f_E = {}, {}
+    for B in adaptive.BATCHES:
+        for split in adaptive.SPLITS:
+            rare = (B, split) == adaptive.RARE
+            times[B, split, "fixed10"] = [1000.0, 1100.0, 1200.0]
+            times[B, split, "mean"] = [1050.0, 1150.0, 1250.0]  # 5% later: within the 25% margin
+            times[B, split, "row"] = [700.0, 800.0, 900.0] if rare else [1000.0, 1100.0, 1200.0]
+            f_E[B, split, "mean"] = [0.8, 0.82, 0.81] if rare else [0.999, 0.998, 0.999]
+    c = {x.id: x for x in adaptive.claims(times, f_E)}
+    assert all(x.holds for x in c.values()), {k: x.aggregate for k, x in c.items()}
+    assert c["row_c_faster_where_tokens_are_rare"].aggregate["diff"] == 350.0
+    times[512, "random", "mean"] = [1500.0, 1600.0, 1700.0]  # 45% later in one cell
+    f_E[512, "random", "mean"] = [0.9, 0.92, 0.91]
+    c = {x.id: x for x in adaptive.claims(times, f_E)}
+    assert not c["adaptive_mean_no_later_than_fixed_c10"].holds and c["adaptive_row_no_later_than_fixed_c10"].holds
+    assert not c["f_E_below_one_only_where_tokens_are_rare"].holds
+    assert not any(x.holds for x in adaptive.claims({}, {}))

@@ -84,10 +84,48 @@ def test_adaptive_c_hand_computation():
     assert c == pytest.approx(5 / 2 * 18 / 7, rel=1e-12)
     ad2 = AdaptiveC(model, vocab=9, every=1, lo=1.0, hi=2.0, c0=1.0)
     assert ad2.observe(0, torch.tensor([[0, 7, 1, 8]])) == 2.0  # clipped to the range
+    # per row: f = (1, 1/2, 0, 0, 0, 0, 0, 1, 1) -> c_i = 2.5 / f_i, a row never seen at the top of the range
+    rows = AdaptiveC(model, vocab=9, every=2, lo=0.1, hi=1e3, c0=10.0, per_row=True)
+    rows.observe(1, torch.tensor([[0, 7, 1, 8]]))
+    c = rows.observe(2, torch.tensor([[0, 7, 0, 8]]))
+    want = torch.tensor([2.5, 5.0] + [1e3] * 5 + [2.5, 2.5], dtype=torch.float64)
+    assert c == pytest.approx(want.mean().item()) and rows.f_E == pytest.approx(7 / 18)
+    torch.testing.assert_close(rows.scale * c, want)
+
+
+def test_per_row_c_is_a_per_row_learning_rate():
+    """One Adam step with the per-row rescale moves row i by scale_i times the plain step's move."""
+    cfg = _cfg("optim=adam", "optim.c=10", "optim.c_mode=adaptive", "optim.c_freq=row")
+    task = make_task(cfg)
+    a, b = build_model(cfg, task), build_model(cfg, task)
+    b.load_state_dict(a.state_dict())
+    x, y = torch.randint(0, 9, (16, 4)), torch.randint(0, 7, (16,))
+    moves = []
+    for m, scaled in ((a, False), (b, True)):
+        opt = build_optimizer(cfg, m)
+        torch.nn.functional.cross_entropy(m(x), y).backward()
+        before = m.E.weight.detach().clone()
+        opt.step()
+        if scaled:
+            ad = AdaptiveC(m, vocab=9, every=1, lo=0.1, hi=100, c0=10.0, per_row=True)
+            ad.scale = torch.linspace(0.5, 3.0, m.E.weight.shape[0], dtype=m.E.weight.dtype)
+            ad.rescale(m.E.weight, before)
+        moves.append(m.E.weight.detach() - before)
+    torch.testing.assert_close(moves[1], ad.scale[:, None] * moves[0])
+    assert moves[0].abs().sum() > 0
+
+
+def test_per_row_c_needs_adaptive_mode():
+    from groklab.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="optim.c_freq"):
+        _cfg("optim=adam", "optim.c_freq=row")
 
 
 RESUMABLE = {
     "adaptive_c": {"optim": "adam_lr", "optim.c_adaptive": "true", "optim.c_every": 7, "optim.c_range": "[0.5,1000]"},
+    "adaptive_c_rows": {"optim": "adam", "optim.c": 10, "optim.c_mode": "adaptive", "optim.c_freq": "row",
+                        "optim.c_every": 7, "batch_size": 4},
     "grokfast_ema": {"optim.grokfast": "ema", "optim.schedule": "cosine", "optim.warmup": 5},
     "grokfast_ma_ortho": {"optim.grokfast": "ma", "optim.grokfast_window": 4, "optim.ortho_grad": "true",
                           "optim": "adamw"},

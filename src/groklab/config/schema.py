@@ -102,6 +102,8 @@ class OptimConfig(Section):
     # fixed c, or adaptive: c = sigma_max(E)/sigma_max(W) * f_W/f_E every c_every steps, clipped to c_range
     # (starting from c)
     c_mode: Literal["fixed", "adaptive"] = "fixed"
+    # adaptive f_E: "mean" share of steps an embedding row gets gradient, one c; "row": each row its own c_i
+    c_freq: Literal["mean", "row"] = "mean"
     c_every: int = Field(100, ge=1)
     c_range: tuple[float, float] = (1.0, 100.0)
     betas: tuple[float, float] = (0.9, 0.999)
@@ -150,6 +152,8 @@ class OptimConfig(Section):
             raise ConfigError("optim.wd_mode", "coupled", "adamw is Adam with decoupled decay; use optim=adam")
         if self.decoupled and self.name in ("sgd", "rmsprop"):
             raise ConfigError("optim.wd_mode", "decoupled", f"allowed with adam, adamw, nadam (not {self.name})")
+        if self.c_freq == "row" and self.c_mode != "adaptive":
+            raise ConfigError("optim.c_freq", "row", "needs optim.c_mode=adaptive (a fixed c has no f_E)")
         if not 0 < self.c_range[0] <= self.c_range[1]:
             raise ConfigError("optim.c_range", list(self.c_range), "must be [lo, hi] with 0 < lo <= hi")
         if self.schedule == "exp" and self.final_frac <= 0:

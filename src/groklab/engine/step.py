@@ -61,7 +61,9 @@ class SoloStep:
         self.lr_on = o.schedule != "constant" or o.warmup > 0 or exp.adapt is not None  # else lrs never change
         self.decay_end = o.decay_steps or exp.cfg.steps
         self.params = [t for t in exp.model.parameters() if t.requires_grad]
-        self.E_w = exp.model.blocks()["E"][0] if exp.cfg.sampler == "entropy" else None  # its grad feeds the sampler
+        E = exp.model.blocks()["E"]
+        self.E = E[0] if E else None
+        self.E_w = self.E if exp.cfg.sampler == "entropy" else None  # its grad feeds the sampler
 
     def step(self, step: int) -> None:
         e, o = self.exp, self.exp.cfg.optim
@@ -79,7 +81,11 @@ class SoloStep:
             ortho_grad_(self.params)
         if self.E_w is not None:
             e.sampler.observe(xb, self.E_w.grad)
+        rows = e.adapt is not None and e.adapt.scale is not None  # per-row c: rescale E's update after the step
+        before = self.E.detach().clone() if rows else None
         e.optimizer.step()
+        if rows:
+            e.adapt.rescale(self.E, before)
 
     def evaluate(self) -> np.ndarray:
         e, chunk = self.exp, self.exp.cfg.eval.chunk
@@ -91,7 +97,12 @@ class SoloStep:
 
     def extras(self, i: int) -> dict:
         a = self.exp.adapt  # the ratio in effect for the steps up to this one
-        return {} if a is None else {"optim/c": a.c, "optim/f_E": a.f_E}
+        if a is None:
+            return {}
+        out = {"optim/c": a.c, "optim/f_E": a.f_E}
+        if a.scale is not None:  # per-row c: its spread
+            out.update({"optim/c_min": a.c * a.scale.min().item(), "optim/c_max": a.c * a.scale.max().item()})
+        return out
 
     def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
         return run_measures(self.exp, step, names)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from groklab.experiments.embedding.profile import base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import median_censored, paired_ratios, per_seed, ratio, run_table
+from groklab.experiments.stats import boot_ratio, censor, paired_ratios, per_seed, run_table
 from groklab.plots.curves import acc_grid
 
 NAME = "fig4"
@@ -44,21 +44,23 @@ def _t(t, task, B, split, col="t_test"):
 
 def claims(t) -> list[Claim]:
     small, large = min(BATCHES), max(BATCHES)
-    # 1. uniform faster than random at the smallest batch: ratio of median t_test random / uniform > 1
+    horizon = int(t["last_step"].max()) if len(t) else 0
+    # 1. uniform faster than random at the smallest batch: the CI of mean t_test random / uniform above 1
     per, agg, ok = {}, {}, []
     log_gap = {}
     for task in TASKS:
         for B in (small, large):
             rnd, uni = _t(t, task, B, "random"), _t(t, task, B, "uniform")
             per[f"{task}/b{B} random/uniform"] = paired_ratios(rnd, uni)
-            r = ratio(median_censored(rnd), median_censored(uni)) if rnd and uni else math.nan
-            agg[f"{task}/b{B}"] = r
-            log_gap[task, B] = abs(math.log(r)) if r and math.isfinite(r) and r > 0 else math.nan
-        ok.append(agg[f"{task}/b{small}"] > 1)  # nan > 1 is False: undecided counts as not holding
+            r = boot_ratio(censor(rnd, horizon), censor(uni, horizon))
+            agg[f"{task}/b{B}"] = [r["ratio"], r["lo"], r["hi"]]
+            log_gap[task, B] = abs(math.log(r["ratio"])) if r["ratio"] else math.nan
+            if B == small:
+                ok.append(r["sign"] == 1)
     c1 = Claim("uniform_faster_small_batch",
                f"Uniform sampling generalizes faster than random sampling at batch {small}.",
-               f"ratio of median t_test (test acc >= 0.99; not reached = +inf), random / uniform, at batch "
-               f"{small}; holds if > 1 on every dataset", per, agg, all(ok))
+               f"mean t_test (test acc >= 0.99; not reached: the horizon) random / uniform with a 95% bootstrap CI, "
+               f"at batch {small}; holds if the CI lies above 1 on every dataset", per, agg, all(ok))
     shrink = {task: (log_gap[task, small], log_gap[task, large]) for task in TASKS}
     c2 = Claim("gap_shrinks_large_batch", f"The random-uniform gap diminishes at batch {large}.",
                f"|log(ratio)| of the ratio above at batch {large} vs batch {small}; holds if smaller at "
@@ -74,13 +76,12 @@ def claims(t) -> list[Claim]:
             per3[f"{task}/b{B} skewed t_train"] = fit
             per3[f"{task}/b{B} skewed t_test"] = sk
             per3[f"{task}/b{B} random t_test"] = rnd
-            agg3[f"{task}/b{B} skewed/random"] = (ratio(median_censored(sk), median_censored(rnd))
-                                                  if sk and rnd else math.nan)
-            ok3.append(bool(fit) and None not in fit and bool(sk) and bool(rnd)
-                       and median_censored(sk) > median_censored(rnd))
+            r = boot_ratio(censor(sk, horizon), censor(rnd, horizon))
+            agg3[f"{task}/b{B} skewed/random"] = [r["ratio"], r["lo"], r["hi"]]
+            ok3.append(bool(fit) and None not in fit and r["sign"] == 1)
     c3 = Claim("skewed_fits_but_generalizes_worse",
                "Skewed sampling fits the training data but generalizes worse than random sampling.",
-               "every skewed seed reaches t_train (train acc >= 0.99) and the median t_test of skewed is "
-               "later than random's (not reached = +inf); holds if so at every batch size and dataset",
+               "every skewed seed reaches t_train (train acc >= 0.99) and mean t_test skewed / random (not reached: "
+               "the horizon) has its 95% bootstrap CI above 1; holds if so at every batch size and dataset",
                per3, agg3, all(ok3))
     return [c1, c2, c3]
