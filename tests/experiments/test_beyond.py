@@ -112,3 +112,19 @@ def test_resnet_claims_on_synthetic_events():
     assert not c3.holds  # seed 2 never fit the random labels: no memorization to speak of
     ev["t_train"]["random"][2] = 300
     assert resnet.claims(ev)[2].holds
+
+
+def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
+    from groklab.experiments.beyond import circulant, embdim
+
+    go = {"default": [900, 1000, 1100], "toeplitz": [500, 550, 600], "circulant": [600, 1300, None]}
+    c = {x.id: x for x in circulant.claims(go, horizon=2000)}
+    assert c["toeplitz_groks_earlier"].holds and c["toeplitz_groks_earlier"].aggregate["hi"] < 1
+    assert not c["circulant_groks_earlier"].holds  # one seed never groks: censored at 2000, CI holds 1
+    order = ["d32", "d128"]
+    e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450]},
+                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99]}, order, 3000)}
+    assert e["larger_dim_groks_earlier"].holds and e["larger_dim_lifts_ceiling"].holds
+    e = {x.id: x for x in embdim.claims({"d32": [400, 900, 600], "d128": [500, 450, 700]},
+                                        {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, 3000)}
+    assert not e["larger_dim_groks_earlier"].holds and not e["larger_dim_lifts_ceiling"].holds

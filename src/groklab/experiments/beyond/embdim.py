@@ -11,7 +11,7 @@ from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import median_censored
+from groklab.experiments.stats import boot_diff, boot_ratio, censor, median_censored
 from groklab.experiments.variants import curves, per_variant
 
 NAME = "embdim"
@@ -31,20 +31,26 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     order = sorted({v for v in (df["run"].str.split("/").str[0] if not df.empty else [])}, key=lambda v: int(v[1:]))
     figs = curves(df, out / "embdim", "App. D.1: embedding dimension", order)
-    return figs, claims(per_variant(df, "go_step", order), per_variant(df, "u_or_max", order), order)
+    horizon = int(df["step"].max()) if not df.empty else 0
+    return figs, claims(per_variant(df, "go_step", order), per_variant(df, "u_or_max", order), order, horizon)
 
 
-def claims(go: dict, u: dict, order: list) -> list[Claim]:
+def claims(go: dict, u: dict, order: list, horizon: int = 0) -> list[Claim]:
     if len(order) < 2:
         return [Claim("embdim", "Larger embeddings grok earlier and higher.", "needs two dimensions", holds=False)]
     small, large = order[0], order[-1]
     ms, ml = median_censored(go[small]), median_censored(go[large])
     us, ul = (statistics.median([x for x in u[v] if x is not None] or [0.0]) for v in (small, large))
+    r = boot_ratio(censor(go[large], horizon), censor(go[small], horizon))
+    d = boot_diff([x for x in u[large] if x is not None], [x for x in u[small] if x is not None])
     return [Claim("larger_dim_groks_earlier", f"{large} groks earlier than {small}.",
-                  "GO step per seed (None: never, counted as +inf); holds if the median is smaller for the larger "
-                  "dimension", {small: go[small], large: go[large]}, {"median_small": ms, "median_large": ml},
-                  ml < ms),
+                  "GO step per seed (never: the run's horizon, a lower bound); ratio = mean GO step large / small "
+                  "with a 95% bootstrap CI over seeds; holds if the whole CI lies below 1",
+                  {small: go[small], large: go[large]}, {"median_small": ms, "median_large": ml,
+                                                         "ratio": r["ratio"], "lo": r["lo"], "hi": r["hi"]},
+                  r["sign"] == -1),
             Claim("larger_dim_lifts_ceiling", f"{large} reaches a higher test accuracy than {small}.",
-                  "U-Acc per seed (highest after the fit when grokking never takes off); holds if the median is "
-                  "higher for the larger dimension", {small: u[small], large: u[large]},
-                  {"median_small": us, "median_large": ul}, ul > us)]
+                  "U-Acc per seed (highest after the fit when grokking never takes off); holds if the 95% bootstrap "
+                  "CI of mean(large) - mean(small) lies above 0", {small: u[small], large: u[large]},
+                  {"median_small": us, "median_large": ul, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"]},
+                  d["sign"] == 1)]
