@@ -12,13 +12,27 @@ from groklab.config import make_config
 from groklab.errors import ConfigError
 from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, uniformity
 from groklab.experiments.beyond import fig4 as beyond_fig4
-from groklab.experiments.embedding import fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, sampler
+from groklab.experiments.embedding import (
+    adaptive,
+    fig2,
+    fig3,
+    fig4,
+    fig5,
+    fig6,
+    fig7,
+    fig8,
+    fig10,
+    fig11,
+    fig12,
+    init43,
+    sampler,
+)
 from groklab.experiments.investigation import birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
 from groklab.experiments.runner import default_jobs, run_figure, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 
-PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11,
-                                             sampler)},  # paper 000
+PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
+                                             init43, sampler, adaptive)},  # paper 000
           "beyond": {m.NAME: m for m in (table1, beyond_fig4, dnn, med, depth, embdim, circulant,
                                                   uniformity, resnet)},  # paper 004
           "investigation": {m.NAME: m for m in (task1, lstm, mlp, birnn, optimizers, decay, ksum, landscape)}}  # 002

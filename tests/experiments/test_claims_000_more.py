@@ -1,0 +1,94 @@
+"""Claim logic of paper 000's Figs. 12/13 (fig12) and §4.3 (init43) on synthetic curves with known verdicts."""
+import pandas as pd
+
+from groklab.experiments.embedding import fig12, init43
+from groklab.experiments.stats import run_table
+
+STEPS = list(range(0, 2001, 50))
+
+
+def curve(run, t_train, t_test, **cfg):
+    """Eval rows: train acc jumps to 1 at t_train, test acc to 1 at t_test (None: never), horizon 2000."""
+    rows = [{"run": run, "step": s, "train/acc": 1.0 if t_train is not None and s >= t_train else 0.3,
+             "test/acc": 1.0 if t_test is not None and s >= t_test else 0.1} for s in STEPS]
+    df = pd.DataFrame(rows)
+    df["status"] = "early_stop" if t_test is not None else "completed"
+    for k, v in cfg.items():
+        df[k.replace("__", ".")] = v
+    return df
+
+
+def _fig12(times):
+    """times(lr, B, split, seed) -> (t_train, t_test)."""
+    parts = [curve(f"lr{lr:g}/b{B}/{sp}/s{s}", *times(lr, B, sp, s), seed=s, optim__lr=lr, batch_size=B,
+                   split__name=sp, steps=2000)
+             for lr in fig12.LRS for B in fig12.BATCHES for sp in fig12.SPLITS for s in range(3)]
+    return {c.id: c for c in fig12.claims(run_table(pd.concat(parts, ignore_index=True)))}
+
+
+def test_fig12_both_claims_hold():
+    c = _fig12(lambda lr, B, sp, s: (100, (None if s == 0 else 1500) if sp == "skewed" else 500 + 50 * s))
+    assert c["grokking_persists_random"].holds and c["skewed_delays_generalization"].holds
+    agg = c["skewed_delays_generalization"].aggregate
+    assert agg["lr0.01/b256 skewed - random"][0] == (2000 + 1500 + 1500) / 3 - 550  # never: the horizon
+    assert agg["cells_holding"] == 6 and c["grokking_persists_random"].aggregate["lr0.005/b1024"][0] == 5.5
+    assert c["skewed_delays_generalization"].per_seed["lr0.01/b512 uniform t_test"] == [500, 550, 600]
+
+
+def test_fig12_claims_fail_in_one_cell():
+    # lr 0.005, batch 1024: random generalizes with train (no delay) and skewed as early as random
+    def times(lr, B, sp, s):
+        if (lr, B) == (0.005, 1024):
+            return 100, 150 + 50 * s
+        return 100, (1500 if sp == "skewed" else 500 + 50 * s)
+    c = _fig12(times)
+    assert not c["grokking_persists_random"].holds and not c["skewed_delays_generalization"].holds
+    assert c["grokking_persists_random"].aggregate["cells_holding"] == 5
+    assert c["skewed_delays_generalization"].aggregate["cells_holding"] == 5
+
+
+def test_fig12_random_seed_never_generalizing_is_no_grokking():
+    c = _fig12(lambda lr, B, sp, s: (100, None if (sp == "random" and s == 2) else 800))
+    assert not c["grokking_persists_random"].holds  # mean ratio of the others is 8, but one seed never groks
+    assert c["grokking_persists_random"].per_seed["lr0.01/b256 random t_test/t_train"] == [8.0, 8.0, None]
+
+
+def test_fig12_runs_use_fig4_split_strings():
+    quick = fig12.runs("quick", 3)
+    assert len(quick) == len(fig12.runs("paper", 3)) == 2 * 3 * 3 * 3
+    assert {o for s in quick for o in s.overrides if o.startswith("split=")} == {"split=random", "split=uniform",
+                                                                                   "split=skewed"}
+
+
+def _init43(tt, tr=None):
+    """tt/tr: arm -> per-seed t_test / t_train."""
+    tr = tr or {a: [100, 100, 100] for a in init43.ARMS}
+    parts = [curve(f"{a}/s{s}", tr[a][s], tt[a][s], seed=s, task__name="mul", steps=2000)
+             for a in init43.ARMS for s in range(3)]
+    return {c.id: c for c in init43.claims(run_table(pd.concat(parts, ignore_index=True)))}
+
+
+def test_init43_claims_hold():
+    c = _init43({"default": [600, 700, 650], "frozen": [None, 1800, None], "small": [300, 350, 400]})
+    assert c["frozen_converges_slower"].holds and c["small_init_converges_faster"].holds
+    assert c["frozen_converges_slower"].aggregate["t_test frozen - default"][0] == (2000 + 1800 + 2000) / 3 - 650
+    assert c["small_init_converges_faster"].aggregate["t_test default - small"][1] > 0
+    assert c["frozen_converges_slower"].per_seed["frozen t_test"] == [None, 1800, None]
+
+
+def test_init43_claims_fail():
+    # frozen as fast as default (overlapping seeds), small slower than default
+    c = _init43({"default": [600, 700, 650], "frozen": [550, 750, 650], "small": [900, 950, 1000]})
+    assert not c["frozen_converges_slower"].holds and not c["small_init_converges_faster"].holds
+    d = c["frozen_converges_slower"].aggregate["t_test frozen - default"]
+    assert d[1] < 0 < d[2]  # the CI straddles 0
+    # a small-init run that never generalizes cannot make "small faster" hold, even with default near the horizon
+    c = _init43({"default": [1900, 1950, 1900], "frozen": [None] * 3, "small": [None] * 3})
+    assert c["frozen_converges_slower"].holds and not c["small_init_converges_faster"].holds
+
+
+def test_init43_arms():
+    names = {s.name: s.overrides for s in init43.runs("quick", 1)}
+    assert set(names) == {"default/s0", "frozen/s0", "small/s0"}
+    assert "model.freeze_emb=true" in names["frozen/s0"] and f"model.emb_init_std={init43.SMALL_STD}" in names[
+        "small/s0"]
