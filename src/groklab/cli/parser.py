@@ -81,7 +81,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     r = _sub(sub, "reproduce", c.cmd_reproduce, "re-run a paper figure, draw it, check its claims: embedding/fig6",
              "Train a paper figure's runs into OUT/<fig>/<run> (finished runs are skipped, unfinished ones "
              "resumed), draw PNG and PDF figures and write claims.json with a verdict per claim.")
-    r.add_argument("experiment", help="embedding/<fig> (000: fig2 ... fig12, init43, sampler, adaptive), beyond/<study> "
+    r.add_argument("experiment", help="embedding/<fig> (000: fig2 ... fig12, init43, sampler, adaptive), beyond/<x> "
                                       "(004: table1, fig4, dnn, med, depth, embdim, circulant, uniformity, resnet), "
                                       "investigation/<study> (002: task1, lstm, mlp, birnn, optimizers, decay, "
                                       "ksum, landscape), or <paper>/all")
