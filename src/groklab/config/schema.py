@@ -95,14 +95,10 @@ class OptimConfig(Section):
     lr: float = Field(1e-3, ge=0)
     weight_decay: float = Field(1e-3, ge=0)
     # coupled: wd * theta joins the gradient (torch's sgd/adam/nadam/rmsprop); decoupled: theta *= 1 - lr * wd
-    # before the update (adamw; nadam too). None: the algorithm's own (decoupled for adamw, coupled otherwise)
-    wd_mode: Optional[Literal["coupled", "decoupled"]] = None
-    # embedding lr ratio: E trains at c * lr, the rest at lr (000 Prop. 4.1, "Adam-LR" with c = 10)
-    c: float = Field(1.0, gt=0)
-    # fixed c, or adaptive: c = sigma_max(E)/sigma_max(W) * f_W/f_E every c_every steps, clipped to c_range
-    # (starting from c)
-    c_mode: Literal["fixed", "adaptive"] = "fixed"
-    # adaptive f_E: "mean" share of steps an embedding row gets gradient, one c; "row": each row its own c_i
+    wd_mode: Optional[Literal["coupled", "decoupled"]] = None  # before the update; None: adamw's own (decoupled)
+    c: float = Field(1.0, gt=0)  # embedding lr ratio: E at c * lr, the rest at lr (000 Prop. 4.1; Adam-LR: 10)
+    # adaptive: c = sigma_max(E)/sigma_max(W) * f_W/f_E every c_every steps (from c), clipped to c_range; f_E per
+    c_mode: Literal["fixed", "adaptive"] = "fixed"  # c_freq: one c from the mean over rows, or a c_i per row
     c_freq: Literal["mean", "row"] = "mean"
     c_every: int = Field(100, ge=1)
     c_range: tuple[float, float] = (1.0, 100.0)
@@ -208,9 +204,8 @@ class Config(Section):
     batch_size: int = Field(512, ge=1)
     # shuffled epochs / iid / full batch / 000 App. A: balanced token coverage, p_i ∝ exp(L_i^2 / gamma)
     sampler: SamplerName = "epoch"
-    # entropy sampler temperature: gamma = sampler_tau * mean_i L_i^2 (relative, the default), or the absolute
-    # sampler_gamma when given (an absolute gamma far below the L_i^2 makes p one-hot: App. A's 1e-4 did)
-    sampler_tau: float = Field(0.3, gt=0)  # measured: entropy 0.86-0.97 of uniform at tau 0.3 (docs/results.md)
+    # entropy sampler: gamma = sampler_tau * mean_i L_i^2, or the absolute sampler_gamma (App. A's 1e-4: one-hot)
+    sampler_tau: float = Field(0.3, gt=0)  # measured: entropy 0.82-0.92 of uniform at tau 0.3 (docs/results.md)
     sampler_gamma: Optional[float] = Field(None, gt=0)
     sampler_beta: float = Field(0.9, ge=0, lt=1)  # entropy sampler: EMA decay of the token gradient norms L_i
     loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)
