@@ -25,8 +25,7 @@ from groklab.store import RunStore, is_run
 MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a finished one, else new
 # settings that may differ between a checkpoint and the config it resumes under
 RESUMABLE_CHANGES = ("steps", "progress")
-
-
+# the entropy sampler's settings: no difference between two runs that both use another sampler
 ENTROPY_KNOBS = ("sampler_gamma", "sampler_tau", "sampler_beta")
 
 
@@ -79,8 +78,7 @@ class RunRecord:
         store = RunStore(self.out)
         on_disk = make_config(base=store.config())
         if mode == "auto" and on_disk != cfg:
-            # the entropy sampler's knobs do nothing under another sampler: a run stored before a change of their
-            # defaults is still the same run
+            # a run stored before the entropy sampler's defaults changed is still the same run
             unused = () if "entropy" in (cfg.sampler, on_disk.sampler) else ENTROPY_KNOBS
             diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("progress", *unused))
             if diff:

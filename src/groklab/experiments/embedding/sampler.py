@@ -23,7 +23,9 @@ ARMS = {"gamma1e-4": ["sampler=entropy", "sampler_gamma=0.0001"], "tau0.1": ["sa
         "tau3": ["sampler=entropy", "sampler_tau=3"], "random": ["sampler=replacement"]}
 DEFAULT = "tau0.3"  # the config default (sampler_tau = 0.3)
 ONE_HOT = 0.05  # normalised entropy below this: the sampler draws (nearly) one token
-SPREAD = (0.5, 0.99)  # "samples meaningfully": mean normalised entropy inside this band
+# "samples meaningfully": mean normalised entropy inside this band; band and default tau were set with a 5-seed
+# side run in view (tau 0.3: 0.86-0.97), so this claim is a measurement of the chosen default, not a test of it
+SPREAD = (0.5, 0.99)
 
 QUICK = ["task=mul", "batch_size=64", "steps=3000", "measures.token_grads.every=100"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.001", "batch_size=64", "steps=20000", "measures.token_grads.every=500"]
