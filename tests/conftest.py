@@ -1,5 +1,10 @@
+import os
+
 import pytest
 import torch
+
+# one thread per run, also in the groklab processes tests start (2 cores; small models; stable results)
+os.environ.setdefault("GROKLAB_THREADS", "1")
 
 
 @pytest.fixture(autouse=True)

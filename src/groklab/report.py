@@ -130,12 +130,17 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
 
 def markdown(root: str | Path) -> str:
     """Claim verdicts of every figure below `root` as a Markdown table (for docs/results.md)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ConfigError("report", str(root), "is not a directory")
     lines = ["| figure | claim | aggregate | verdict |", "| --- | --- | --- | --- |"]
-    for d in experiment_dirs(Path(root)):
+    for d in experiment_dirs(root):
         doc = read_claims(d)
         if doc is None:
             continue
         for c in doc["claims"]:
             agg = _fmt(c.get("aggregate", {})).replace("|", "/")
             lines.append(f"| {doc['figure']} | {c['text']} | {agg} | {'holds' if c['holds'] else 'does not hold'} |")
+    if len(lines) == 2:
+        raise ConfigError("report", str(root), "holds no claims.json (no experiment); run groklab reproduce first")
     return "\n".join(lines)

@@ -2,28 +2,59 @@
 `reproduce`, `report`. Options and key=value overrides in any order. Bad input: one line on stderr, exit 2."""
 from __future__ import annotations
 
+import os
 import sys
 
 from groklab.errors import ConfigError
+
+ALLOW_ENV = "GROKLAB_ALLOW_LARGE"  # the same name as groklab.engine.budget's (not imported: the CLI starts fast)
+PATH_ARGS = ("out", "csv", "config", "resume", "dir", "run", "file", "model")
 
 
 def main(argv: list[str] | None = None) -> int:
     from groklab.cli.parser import parser
 
     argv = sys.argv[1:] if argv is None else list(argv)
+    # OpenMP threads that spin while waiting starve other processes on the same cores (two runs on 2 cores:
+    # 34x slower); read when torch loads, so set before any command imports it
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     ap, subs = parser()
     if not argv or argv[0] not in subs:  # no command, --help, or an unknown one: argparse says what is allowed
         ap.parse_args(argv)
         return 2
     args = subs[argv[0]].parse_intermixed_args(argv[1:])  # overrides may come before or after options
     try:
+        for name in PATH_ARGS:  # `--out ""` would otherwise write into the working directory
+            if getattr(args, name, None) == "":
+                raise ConfigError(name, "", "must be a path, not empty")
+        if getattr(args, "allow_large", False):
+            os.environ[ALLOW_ENV] = "1"  # read where sizes are checked, also in worker processes
+        if getattr(args, "threads", None) is not None:
+            threads = args.threads.strip()
+            if threads != "torch" and not (threads.isdigit() and int(threads) >= 1):
+                raise ConfigError("threads", args.threads, "must be an integer >= 1 or 'torch'")
+            os.environ["GROKLAB_THREADS"] = threads  # engine/threads.py reads it when a run starts
         return args.func(args)
     except ConfigError as err:
         print(f"groklab: error: {err}", file=sys.stderr)
         return 2
+    except (OSError, MemoryError) as err:  # the filesystem or the machine said no: one line, never a traceback
+        began = getattr(err, "during_training", False)
+        print(f"groklab: error: {os_line(err)}" + ("; the run is marked failed and resumes with --resume once "
+                                                   "this is fixed" if began else ""), file=sys.stderr)
+        return 1 if began else 2
     except KeyboardInterrupt:
         print("groklab: interrupted; continue with --resume", file=sys.stderr)
         return 130
+
+
+def os_line(err: BaseException) -> str:
+    """`path: reason` for an OSError (both paths of a rename), the message otherwise."""
+    if isinstance(err, MemoryError):
+        return f"out of memory ({err or 'MemoryError'}); use smaller sizes"
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    reason = err.strerror or str(err)
+    return f"{' -> '.join(paths)}: {reason}" if paths else reason
 
 
 __all__ = ["main"]

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from groklab.errors import ConfigError
+from groklab.store import atomic_write
 
 
 def _default_out(cfg) -> Path:
@@ -36,7 +37,11 @@ def cmd_train(args) -> int:
     print(json.dumps({"out": str(result.path), **{k: s[k] for k in (
         "status", "steps", "wall_s", "steps_per_s", "t_train", "t_test", "gap",
         "final/train_acc", "final/test_acc")}}, indent=1))
-    return 0 if s["status"] != "diverged" else 1
+    if s["status"] == "diverged":
+        print(f"groklab: error: {result.path}: diverged at step {s['steps']} ({s.get('diverged', 'non-finite loss')}); "
+              "lower optim.lr, or set stop.diverge_factor=null to keep training", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_measure(args) -> int:
@@ -52,6 +57,9 @@ def cmd_measure(args) -> int:
 def cmd_demo(args) -> int:
     from groklab.experiments.embedding.demo import run_demo
 
+    for name, value, least in (("seeds", args.seeds, 1), ("steps", args.steps, 0)):
+        if value < least:
+            raise ConfigError(name, value, f"must be an integer >= {least}")
     run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac)
     return 0
 
@@ -78,23 +86,35 @@ def cmd_sweep(args) -> int:
         results = run_units(units, args.packing, args.executor, args.workers, args.address, progress)
     finally:
         progress.close()
-    failed = [name for name, status in results if status.startswith("failed")]
+    failed = [name for name, status in results if status.startswith("failed") or status == "diverged"]
     busy += [name for name, status in results if status.startswith("busy")]
     print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done), "ran": len(results),
-                      "failed": failed, "busy": [getattr(r, "name", r) for r in busy]}, indent=1))
-    return 1 if failed else 0
+                      "failed": {name: status for name, status in results if name in failed},
+                      "busy": [getattr(r, "name", r) for r in busy]}, indent=1))
+    return _failures(failed and [(n, dict(results)[n]) for n in failed], len(runs), args.allow_failed)
+
+
+def _failures(failed: list, total: int, allowed: bool) -> int:
+    """Name the runs that diverged or crashed in one line; exit 1 unless the user allows failures."""
+    if not failed:
+        return 0
+    names = ", ".join(f"{n} ({s.split(':')[0]})" for n, s in failed[:5]) + (" ..." if len(failed) > 5 else "")
+    print(f"groklab: {'note' if allowed else 'error'}: {len(failed)} of {total} runs failed: {names}"
+          + ("" if allowed else "; --allow-failed exits 0 anyway"), file=sys.stderr)
+    return 0 if allowed else 1
 
 
 def cmd_summarize(args) -> int:
     from groklab.sweep import format_table, summarize
 
     df = summarize(args.dir)
+    csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
+    if csv.is_dir():
+        raise ConfigError("csv", str(csv), "is a directory; give a file name")
     print(format_table(df))
-    if not df.empty:
-        csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
-        df.to_csv(csv, index=False)
-        print(f"written: {csv}")
-    return 0
+    atomic_write(csv, df.to_csv(index=False))
+    print(f"written: {csv}")
+    return _failures(df.attrs["failed"], int(df["n"].sum()), args.allow_failed)
 
 
 def cmd_check(args) -> int:
@@ -102,7 +122,10 @@ def cmd_check(args) -> int:
 
     rows = check_tree(args.dir)
     print(format_health(rows))
-    return 0 if all(r["ok"] for r in rows) else 1
+    bad = [r for r in rows if not r["ok"]]
+    if bad:
+        print(f"groklab: error: {len(bad)} of {len(rows)} runs damaged (listed above)", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def cmd_numberline(args) -> int:

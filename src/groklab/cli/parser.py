@@ -41,6 +41,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     t.add_argument("--config", help="YAML config file, applied before the overrides")
     t.add_argument("--out", help="run directory to create (default: runs/<task>-p<p>-<model>-...)")
     t.add_argument("--resume", metavar="DIR", help="continue the run in DIR (optionally steps=N)")
+    _run_options(t)
     ms = _sub(sub, "measure", c.cmd_measure, "measure a saved checkpoint: groklab measure RUN --at STEP",
               "Compute measures on a run's checkpoint; writes RUN/posthoc/step_<N>.json/.npz.")
     ms.add_argument("run", metavar="RUN_DIR")
@@ -55,6 +56,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     d.add_argument("--steps", type=int, default=6000, help="max steps per run (default 6000)")
     d.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
     d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
+    _run_options(d)
     w = _sub(sub, "sweep", c.cmd_sweep, "run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
              "Expand a sweep file and run it: finished runs are skipped, unfinished ones resumed, runs that "
              "another process is writing are left to it.")
@@ -66,9 +68,12 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     w.add_argument("--packing", default="auto", help="auto (stacked on a GPU), sequential or stacked")
     w.add_argument("--members", type=int, default=256, help="most members per stacked population")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
+    _run_options(w)
+    _allow_failed(w)
     m = _sub(sub, "summarize", c.cmd_summarize, "statistics over seeds per grid point: groklab summarize runs/g")
     m.add_argument("dir", help="a sweep directory (or any tree of runs)")
     m.add_argument("--csv", help="where to write the CSV (default: DIR/summary.csv)")
+    _allow_failed(m)
     k = _sub(sub, "check", c.cmd_check, "the health of every run in a tree: readable files, resumable checkpoints",
              "Read every file of every run below DIR as a resume would (config, metrics, summary, checkpoint, "
              "arrays) and print one line per run; exit 1 if any run is damaged.")
@@ -90,11 +95,28 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
     r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
     r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
+    _run_options(r)
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
     rp.add_argument("dir", help="directory written by groklab reproduce")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
     rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
     return ap, dict(sub.choices)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", help="CPU threads per run (default: usable CPUs // runs at once; 'torch': torch's "
+                   "own choice); also GROKLAB_THREADS")
+    _allow_large(p)
+
+
+def _allow_large(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-large", action="store_true", help="skip the size checks (memory estimate, runs in a "
+                   "sweep, numbers in a probe); also GROKLAB_ALLOW_LARGE=1")
+
+
+def _allow_failed(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-failed", action="store_true", help="exit 0 even when runs diverged or crashed "
+                   "(they are still named)")
 
 
 def _numberline_args(nl: argparse.ArgumentParser) -> None:
@@ -117,3 +139,4 @@ def _numberline_args(nl: argparse.ArgumentParser) -> None:
     nl.add_argument("--device", default="cpu", help="cpu | cuda | auto")
     nl.add_argument("--dtype", default="float32", help="float32 | bfloat16 | float16")
     nl.add_argument("--seed", type=int, default=0)
+    _allow_large(nl)

@@ -49,4 +49,5 @@ class MeasuresConfig(Section):
     token_grads: EveryMeasure = EveryMeasure()  # per-token embedding grad norms + token counts of the batch
     geometry: GeometryMeasure = GeometryMeasure()
     landscape: LandscapeMeasure = LandscapeMeasure()
-    seed: int = 0  # measure randomness (Lanczos start, probes, directions), apart from training RNG
+    # measure randomness (Lanczos start, probes, directions), apart from training RNG
+    seed: int = Field(0, ge=0, le=2**31 - 1)

@@ -113,7 +113,9 @@ def load_yaml(path: str | Path) -> dict:
     if not path.is_file():
         raise ConfigError("config", str(path), "no such file")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as err:
+        raise ConfigError("config", str(path), f"not UTF-8 text (byte {err.start}); is it a YAML file?") from None
     except yaml.YAMLError as err:
         raise ConfigError("config", str(path), f"not valid YAML ({str(err).splitlines()[0]})") from None
     if not isinstance(data, dict):

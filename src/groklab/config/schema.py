@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, Optional, get_args
 from pydantic import Field, model_validator
 
 from groklab.config.measures import MeasuresConfig
+from groklab.config.rules import cross_field_rules
 from groklab.config.section import Section
 from groklab.errors import ConfigError, deprecated
 
@@ -20,6 +21,7 @@ OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
 Encoding = Literal["op", "no_op", "eq", "sep"]
 EmbInit = Literal["normal", "circulant", "toeplitz"]
+MAX_SEED = 2**31 - 1  # seeds are mixed with steps into 64-bit generator seeds
 TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
     get_args(t) for t in (TaskName, SplitName, ModelName, OptimName, SamplerName, Encoding, EmbInit))
 
@@ -41,7 +43,7 @@ class TaskConfig(Section):
 class SplitConfig(Section):
     name: SplitName = "random"
     frac_train: float = Field(0.3, gt=0, lt=1)  # training fraction of the WHOLE table
-    seed: int = 0  # split seed, separate from the init seed
+    seed: int = Field(0, ge=0, le=MAX_SEED)  # split seed, separate from the init seed
     test_reserve: Optional[float] = Field(None, gt=0, lt=1)  # 000 §5.1 protocol: 0.2
     unused_to_test: bool = False  # with test_reserve: rows chosen for neither go to test
     skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * a / (p-1)) on operand a
@@ -150,6 +152,9 @@ class OptimConfig(Section):
             raise ConfigError("optim.wd_mode", "decoupled", f"allowed with adam, adamw, nadam (not {self.name})")
         if self.c_freq == "row" and self.c_mode != "adaptive":
             raise ConfigError("optim.c_freq", "row", "needs optim.c_mode=adaptive (a fixed c has no f_E)")
+        for i, beta in enumerate(self.betas):
+            if not 0 <= beta < 1:
+                raise ConfigError("optim.betas", list(self.betas), f"each beta must be in [0, 1); beta{i + 1}={beta}")
         if not 0 < self.c_range[0] <= self.c_range[1]:
             raise ConfigError("optim.c_range", list(self.c_range), "must be [lo, hi] with 0 < lo <= hi")
         if self.schedule == "exp" and self.final_frac <= 0:
@@ -185,6 +190,10 @@ class StopConfig(Section):
     early: bool = True  # stop once test acc stayed >= target for `patience` steps
     target: float = Field(0.99, ge=0, le=1)
     patience: int = Field(1000, ge=0)
+    # diverged: a non-finite loss, or the train loss above diverge_factor x its first value for diverge_evals
+    # evals in a row (Adam at lr 1e6 reaches 1e17 with finite numbers); quick-profile runs stay below 2x
+    diverge_factor: Optional[float] = Field(100.0, gt=1)  # None: only non-finite losses
+    diverge_evals: int = Field(3, ge=1)
 
 
 class TrackConfig(Section):
@@ -211,7 +220,7 @@ class Config(Section):
     loss: Literal["ce", "stablemax"] = "ce"  # softmax or StableMax cross-entropy (Prieto et al. 2025)
     loss_float64: bool = False  # cast logits to float64 before the training loss (softmax collapse)
     steps: int = Field(20000, ge=0)  # maximum optimizer steps
-    seed: int = 0  # init + sampler seed
+    seed: int = Field(0, ge=0, le=MAX_SEED)  # init + sampler seed
     eval: EvalConfig = EvalConfig()
     grok: GrokConfig = GrokConfig()
     stop: StopConfig = StopConfig()
@@ -230,71 +239,8 @@ class Config(Section):
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
 
-    def _image_rules(self) -> None:  # task=shapes / model=resnet18: no token embedding, nothing that reads one
-        o, ms = self.optim, self.measures
-        if self.split.name != "random":
-            raise ConfigError("split.name", self.split.name, "task=shapes takes split=random")
-        if self.sampler not in ("epoch", "replacement", "full"):
-            raise ConfigError("sampler", self.sampler, "task=shapes takes epoch, replacement or full")
-        if o.c != 1.0 or o.c_mode != "fixed":
-            raise ConfigError("optim.c", o.c, "model=resnet18 has no token embedding to scale; use optim.c=1")
-        for name in ("spectra", "token_grads"):
-            if getattr(ms, name).every:
-                raise ConfigError(f"measures.{name}.every", getattr(ms, name).every,
-                                  "reads a token embedding; model=resnet18 has none (use 0)")
-        for name in ("hessian", "landscape"):
-            if getattr(ms, name).every and "E" in getattr(ms, name).blocks:
-                raise ConfigError(f"measures.{name}.blocks", getattr(ms, name).blocks,
-                                  "model=resnet18 has no embedding block E; use W, last, rest or all")
-
     @model_validator(mode="after")
     def _rules(self) -> "Config":
-        """Rules across sections that a single field's type cannot express."""
-        t, s, m, o = self.task, self.split, self.model, self.optim
-        images, resnet = t.name == "shapes", m.name == "resnet18"
-        if images != resnet:  # one-line error naming the field that does not fit the other
-            raise ConfigError("model.name" if images else "task.name", m.name if images else t.name,
-                              "task=shapes trains model=resnet18, and model=resnet18 trains task=shapes")
-        if images:
-            self._image_rules()
-        tf = m.name == "transformer"
-        only = [("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),  # key, value, set, for
-                ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb"),
-                ("model.input", m.input, m.input != "embed" and m.name not in ("lstm", "birnn"), "model=lstm or birnn"),
-                ("model.bias", m.bias, not tf and not m.bias, "model=transformer"),
-                ("model.init", m.init, not tf and m.init != "torch", "model=transformer")]
-        for key, value, on, allowed in only:
-            if on:
-                raise ConfigError(key, value, f"only for {allowed}")
-        for name in ("hessian", "landscape"):
-            if not resnet and "last" in getattr(self.measures, name).blocks:
-                raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
-                                  "use E, W, rest or all")
-        if t.name == "poly" and not t.expr:
-            raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
-        if t.name != "poly" and t.expr is not None:
-            raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
-        if s.name in ("square", "strip") and s.test_reserve is not None:
-            raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
-        if m.name == "transformer" and m.d_emb % m.n_heads:
-            raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
-        if m.input == "value" and self.encoding != "no_op":
-            raise ConfigError("encoding", self.encoding, "model.input=value reads token ids as numbers; use no_op")
-        if m.name == "mlp" or m.input == "value":  # raw values: no embedding to scale, sample by or initialise
-            for key, value, on in (("optim.c", o.c, o.c != 1.0), ("optim.c_mode", o.c_mode, o.c_mode == "adaptive"),
-                                   ("sampler", self.sampler, self.sampler == "entropy"),
-                                   ("model.emb_init", m.emb_init, m.emb_init != "normal")):
-                if on:
-                    raise ConfigError(key, value, "needs a model with an embedding (this one reads raw values)")
-        if o.c_mode == "adaptive" and m.freeze_emb:
-            raise ConfigError("optim.c_mode", "adaptive", "a frozen embedding has no learning rate to adapt")
-        if s.frac_of == "remainder" and s.name not in ("square", "strip"):
-            raise ConfigError("split.frac_of", "remainder", "only with split=square or strip (what their holdout "
-                              "leaves); other splits take frac_train of the table")
-        if self.sampler == "entropy" and self.encoding == "sep":
-            raise ConfigError("sampler", "entropy", "reads one shared operand table; use encoding=op or no_op")
-        if self.sampler == "entropy" and m.freeze_emb:
-            raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
-        if self.sampler == "balanced" and t.name == "sum" and t.K != 2:
-            raise ConfigError("sampler", "balanced", f"needs 2 operands (task.K={t.K})")
+        """Rules across sections that a single field's type cannot express (config/rules.py)."""
+        cross_field_rules(self)
         return self

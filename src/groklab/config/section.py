@@ -5,6 +5,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Section(BaseModel):
-    """A config block: unknown keys are errors, assignment re-validates."""
+    """A config block: unknown keys are errors, assignment re-validates, every float is finite (an `inf`
+    learning rate or `1e400` would train a run of NaNs)."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)

@@ -184,6 +184,16 @@ def _eval(node: tuple, env: dict[str, torch.Tensor], p: int) -> torch.Tensor:
     return x * y % p
 
 
+def _cost(node: tuple) -> int:
+    """Elementwise tensor operations one evaluation takes (a power: two per bit of its exponent)."""
+    op = node[0]
+    if op in ("int", "var"):
+        return 0
+    if op == "pow":
+        return 2 * node[2].bit_length() + _cost(node[1])
+    return 1 + sum(_cost(c) for c in node[1:] if isinstance(c, tuple))
+
+
 def _variables(node: tuple) -> set[str]:
     if node[0] == "var":
         return {node[1]}
@@ -202,6 +212,11 @@ class Poly:
     @property
     def variables(self) -> frozenset[str]:
         return frozenset(_variables(self.ast))
+
+    @property
+    def cost(self) -> int:
+        """Tensor operations per evaluation (times the rows: the work of building a table)."""
+        return _cost(self.ast)
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor, p: int) -> torch.Tensor:
         if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31:

@@ -1,6 +1,7 @@
 """Full tables of modular-arithmetic tasks: every operand tuple with its answer mod p."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -10,6 +11,7 @@ from groklab.data.expr import parse_poly, pow_mod
 from groklab.errors import ConfigError
 
 KNOWN_TASKS = TASK_NAMES
+MAX_POLY_WORK = 10**9  # elementwise operations to evaluate a polynomial table: ~5 s on one CPU core
 BINARY = ("add", "sub", "mul", "div", "poly")
 
 
@@ -60,14 +62,19 @@ def _check(name: str, p, expr: str | None, K, max_rows: int) -> None:
         raise ConfigError("p", p, "must be prime for task 'div' (inverses mod p)")
     if name == "poly" and not expr:
         raise ConfigError("task.expr", expr, "task 'poly' needs an expression in a and b, e.g. 'a^2+b'")
+    if name == "poly" and parse_poly(expr).cost * p * p > MAX_POLY_WORK:
+        work = parse_poly(expr).cost * p * p
+        raise ConfigError("task.expr", expr, f"evaluating it over the p**2 = {p * p} rows takes {work:.1e} "
+                                             f"elementwise operations, above the limit {MAX_POLY_WORK:.0e} (a few "
+                                             "seconds); use lower powers or a smaller p")
     if name != "poly" and expr is not None:
         raise ConfigError("task.expr", expr, f"only used with task 'poly' (task is '{name}')")
     if name == "sum":
         if not isinstance(K, int) or isinstance(K, bool) or K < 2:
             raise ConfigError("task.K", K, "must be an integer ≥ 2 for task 'sum'")
-        if p**K > max_rows:
-            raise ConfigError("task.K", K, f"p**K = {p**K} rows exceeds the limit of {max_rows}; "
-                                           "use a smaller K or p")
+        if K * math.log10(p) > math.log10(max_rows):  # arithmetic on logs: p**K itself may have 10^9 digits
+            raise ConfigError("task.K", K, f"p**K = {p}**{K} ~ 10^{K * math.log10(p):.1f} rows exceeds the limit of "
+                                           f"{max_rows}; use a smaller K or p")
 
 
 def make_table(name: str, p: int, expr: str | None = None, K: int = 2, max_rows: int = 2_000_000) -> Table:

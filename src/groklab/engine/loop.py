@@ -14,6 +14,7 @@ from groklab.config import Config, make_config, validate
 from groklab.engine.record import RunRecord, RunResult
 from groklab.engine.setup import build
 from groklab.engine.step import SoloStep, StackedStep, Stepper
+from groklab.engine.threads import set_threads
 from groklab.errors import ConfigError
 from groklab.store import RunStore, is_run
 
@@ -39,6 +40,7 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
     records = [RunRecord(c, o, mode) for c, o in zip(cfgs, outs)]
     todo = [r for r in records if r.done is None]
     if todo:
+        threads = set_threads()
         exps = [build(r.cfg) for r in todo]
         if stacked:
             StackedStep.check(exps)
@@ -55,8 +57,9 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
             for r in opened:
                 r.close()
             raise
-        if stacked:
-            for r in todo:
+        for r in todo:
+            r.info["threads"] = threads
+            if stacked:
                 r.info.update({"population/size": len(todo), "population/packing": "stacked"})
         stepper = StackedStep(exps, todo[0].start) if stacked else SoloStep(exps[0])
         run(stepper, todo)
@@ -116,6 +119,10 @@ def run(stepper: Stepper, records: list[RunRecord]) -> None:
     except BaseException as err:  # Ctrl-C, or a crash (disk full, out of memory): every active run stays resumable
         for k in active:
             records[k].abort(step, time.perf_counter() - t0, err)
+        try:
+            err.during_training = True  # the CLI exits 1 (work was done and kept), not 2 (refused)
+        except AttributeError:
+            pass
         raise
     finally:
         bar.close()

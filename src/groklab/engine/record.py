@@ -65,6 +65,7 @@ class RunRecord:
         self.last_eval, self.last_measured = -1, -1
         self.last, self.measured, self.history, self.n_rows = {}, {}, [], 0
         self.status, self.step, self.done, self.info = "running", 0, None, {}
+        self.loss0, self.over = None, 0  # the first train loss; evals in a row above diverge_factor times it
         self.model, self.now = None, 0.0  # set by finish()
         self.store, self.sink, self.ckpt, self.resume = None, None, None, False
         if self.out is None or (mode == "new" and not is_run(self.out)):
@@ -135,6 +136,7 @@ class RunRecord:
             self.tracker.load_state_dict(c["tracker"])
             self.wall0, self.eval_s, self.last_eval, self.last = c["wall_s"], c["eval_s"], c["last_eval"], c["last"]
             self.measure_s, self.last_measured = c.get("measure_s", 0.0), c.get("last_measured", -1)
+            self.loss0, self.over = c.get("loss0"), c.get("over", 0)  # absent before 0.3: from the next eval
         kept = self.store.truncate_after(self.start if self.ckpt is not None else -1)
         if self.store.torn:
             notice(f"{self.out}: dropped a torn last line of metrics.jsonl (a crash mid-write)")
@@ -174,9 +176,23 @@ class RunRecord:
             self.sink.log(self.last)
         self.tracker.update(step, train_acc, test_acc)
         if not (math.isfinite(train_loss) and math.isfinite(test_loss)):
+            self.status, self.info["diverged"] = "diverged", "a loss is not finite"
+        elif self._exploded(train_loss):
             self.status = "diverged"
         elif self.tracker.should_stop(step):
             self.status = "early_stop"
+
+    def _exploded(self, train_loss: float) -> bool:
+        """The train loss stayed above stop.diverge_factor x its first value for stop.diverge_evals evals."""
+        stop = self.cfg.stop
+        if self.loss0 is None:
+            self.loss0 = train_loss
+        over = stop.diverge_factor is not None and train_loss > stop.diverge_factor * self.loss0
+        self.over = self.over + 1 if over else 0
+        if self.over >= stop.diverge_evals:
+            self.info["diverged"] = (f"train loss {train_loss:.3g} above {stop.diverge_factor:g} x its first value "
+                                     f"{self.loss0:.3g} for {self.over} evals")
+        return self.over >= stop.diverge_evals
 
     def _append(self, row: dict) -> None:
         self.history.append(row)
@@ -196,7 +212,8 @@ class RunRecord:
         self.store.save_checkpoint({
             "step": step, **state, "tracker": self.tracker.state_dict(), "wall_s": now + self.wall0,
             "eval_s": self.eval_s, "last_eval": self.last_eval, "last": self.last, "measure_s": self.measure_s,
-            "last_measured": self.last_measured, "n_rows": self.n_rows, "config": self.cfg.to_dict()}, keep=keep)
+            "last_measured": self.last_measured, "n_rows": self.n_rows, "config": self.cfg.to_dict(),
+            "loss0": self.loss0, "over": self.over}, keep=keep)
         self.store.write_summary(self.summary("running", step, now))
 
     def finish(self, step: int, state: Optional[dict], now: float, model=None) -> None:

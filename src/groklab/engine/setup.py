@@ -11,6 +11,7 @@ from torch import nn
 from groklab.config import Config
 from groklab.data import TokenTask, make_split, make_task
 from groklab.data.sampling import make_sampler
+from groklab.engine.budget import check_memory
 from groklab.engine.loss import make_loss
 from groklab.engine.rng import GlobalRNG
 from groklab.engine.track import check_sinks
@@ -82,6 +83,7 @@ def build(cfg: Config) -> Experiment:
     split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
                        unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
     X, y = task.inputs, task.labels
+    check_memory(cfg, task, len(split.train), device)  # before the model is allocated
     model = build_model(cfg, task).to(device)
     optimizer = build_optimizer(cfg, model)
     n_train = len(split.train)

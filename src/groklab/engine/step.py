@@ -11,6 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.setup import Experiment
 from groklab.engine.stacked import StackedMLP
 from groklab.errors import ConfigError
@@ -30,7 +31,6 @@ class Stepper(Protocol):
     def keep(self, idx: list[int]) -> None: ...  # drop every member not in idx (finished runs)
 
 
-MAX_EVAL_INPUTS = 2 ** 24  # input elements per eval chunk: bounds activation memory for image models
 
 
 @torch.inference_mode()

@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import inspect
-import os
 import time
 from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config, parse_override, validate
+from groklab.engine.threads import usable_cpus
 from groklab.experiments.spec import RunSpec
 from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest
 from groklab.sweep import Progress, Run, plan, run_units
@@ -42,7 +42,7 @@ def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable 
 
 def default_jobs() -> int:
     """One single-threaded run per core: the quick models are too small to use two threads well."""
-    return max(1, min(os.cpu_count() or 1, 8))
+    return max(1, min(usable_cpus(), 8))
 
 
 def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) -> list:

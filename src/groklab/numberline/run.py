@@ -84,6 +84,11 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
     meta: dict = {"spec": spec.model_dump()}
     lm = enc = None
     if spec.run is not None:
+        for key, value, unset in (("layers", spec.layers, "all"), ("numbers", spec.numbers, None),
+                                  ("template", spec.template, "{n}"), ("intervene", spec.intervene, None),
+                                  ("scatter", spec.scatter, None)):
+            if value != unset:  # a run's only "layer" is its embedding of the numbers 0..p-1
+                raise ConfigError(key, value, "only with --model; --run reads the embedding rows of 0..p-1")
         E, p, model = run_embedding(spec.run)
         n = np.arange(p, dtype=np.float64)
         H, layers, n_layers = {"E": E}, ["E"], None

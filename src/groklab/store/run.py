@@ -7,6 +7,7 @@ naming the file (and line), and a file that could not be read whole is never rew
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Optional
 
@@ -52,15 +53,25 @@ class RunStore:
         """A new run in `path` (new or empty), locked for writing, with its config written."""
         path = Path(path)
         _check_new(path)  # before anything is created
+        top = path  # the outermost folder this call creates: removed again if the run cannot be started
+        while not top.parent.exists() and top.parent != top:
+            top = top.parent
+        made = not path.exists()
         path.mkdir(parents=True, exist_ok=True)
         store = cls(path)
-        store._lock = RunLock(path).acquire()
         try:
+            store._lock = RunLock(path).acquire()
             _check_new(path)  # again under the lock: another writer may have been first
             store._clean()
             store.write_config(config)
-        except BaseException:
+        except BaseException as err:
             store.close()
+            if isinstance(err, OSError):  # e.g. disk full: nothing half-made stays behind
+                if made:
+                    shutil.rmtree(top, ignore_errors=True)
+                else:
+                    for f in path.iterdir():
+                        f.unlink(missing_ok=True)
             raise
         return store
 

@@ -6,6 +6,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 
+from groklab.engine.threads import JOBS_ENV, usable_cpus
 from groklab.errors import ConfigError, RunBusy
 
 EXECUTORS = ("inprocess", "process", "ray")
@@ -24,10 +25,8 @@ def run_unit(unit: list[tuple[str, dict, str]], packing: str) -> list[tuple[str,
     return [(name, r.summary["status"]) for (name, _, _), r in zip(unit, results)]
 
 
-def _init_worker(threads: int) -> None:
-    import torch
-
-    torch.set_num_threads(threads)
+def _init_worker(jobs: int) -> None:
+    os.environ[JOBS_ENV] = str(jobs)  # each run then takes usable CPUs // jobs threads (engine/threads.py)
 
 
 class Progress:
@@ -89,10 +88,9 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
                 record(unit, error=_reason(err))
         return out
     if executor == "process":
-        workers = workers or os.cpu_count() or 1
-        threads = max(1, (os.cpu_count() or 1) // workers)
+        workers = workers or usable_cpus()
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker,
-                                 initargs=(threads,)) as pool:
+                                 initargs=(workers,)) as pool:
             pending = {}
             try:
                 for unit in payload:

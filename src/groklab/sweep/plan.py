@@ -11,6 +11,7 @@ Run r of grid point g and seed s lives in <out>/<g>/seed=<s>, g = "optim=adam,op
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +19,14 @@ from pathlib import Path
 import yaml
 
 from groklab.config import Config, load_yaml, make_config
+from groklab.engine.budget import allow_large
 from groklab.engine.population import check_stackable, choose_packing, stack_key
 from groklab.engine.record import RunRecord
 from groklab.errors import ConfigError
 from groklab.store import RunStore, holder, is_run, read_sweep_file
 
 SWEEP_KEYS = ("config", "base", "grid", "seeds", "seed_keys")
+MAX_RUNS = 100_000  # runs in one sweep (100,000 tiny runs already fill hours of a GPU)
 
 
 @dataclass
@@ -71,12 +74,22 @@ def load_sweep(path: str | Path) -> Sweep:
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise ConfigError("sweep.grid", grid, "must map config keys to non-empty lists of values")
     seeds = spec.get("seeds", 1)
-    seeds = list(range(seeds)) if isinstance(seeds, int) else seeds
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+    n_seeds = seeds if isinstance(seeds, int) else len(seeds) if isinstance(seeds, list) else 0
+    n_runs = n_seeds * math.prod(len(v) for v in grid.values())  # counted before any list is built
+    if n_runs > MAX_RUNS and not allow_large():
+        raise ConfigError("sweep.seeds" if n_seeds > MAX_RUNS else "sweep.grid", seeds if n_seeds > MAX_RUNS else
+                          {k: len(v) for k, v in grid.items()}, f"the sweep has {n_runs:,} runs, above the limit "
+                          f"{MAX_RUNS:,}; split it, or pass --allow-large")
+    seeds = list(range(seeds)) if isinstance(seeds, int) and not isinstance(seeds, bool) else seeds
+    if not isinstance(seeds, list) or not seeds or not all(type(s) is int for s in seeds):
         raise ConfigError("sweep.seeds", seeds, "a count or a non-empty list of integers")
     keys = spec.get("seed_keys", ["seed"])
     if not isinstance(keys, list) or not keys:
         raise ConfigError("sweep.seed_keys", keys, "a non-empty list of config keys, e.g. [seed, split.seed]")
+    both = [k for k in grid if k in keys]
+    if both:
+        raise ConfigError(f"sweep.grid.{both[0]}", grid[both[0]], f"is set by `seeds` (seed_keys: {keys}); "
+                          "give the values as `seeds: [...]` instead, or drop it from seed_keys")
     return Sweep(base, grid, seeds, keys)
 
 

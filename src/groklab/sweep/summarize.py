@@ -12,6 +12,7 @@ from groklab.sweep.plan import seed_keys_of
 
 EVENTS = ("t_train", "t_test", "gap")  # undefined when not reached: stats over the runs that reached them
 FINALS = ("final/train_acc", "final/test_acc")
+FAILED = ("diverged", "failed")  # statuses of runs that ended without a result
 IGNORED = ("progress", "checkpoint_every", "device", "track.")  # settings that do not change the science
 
 
@@ -26,18 +27,21 @@ def summarize(root: str | Path):
     import pandas as pd
 
     root = Path(root)
-    if not root.exists():
-        raise ConfigError("path", str(root), "does not exist")
+    if not root.is_dir():
+        raise ConfigError("dir", str(root), "does not exist" if not root.exists() else "is not a directory")
     seeds = seed_keys_of(root)
-    runs = []
+    runs, failed = [], []
     for path in find_runs(root):
         store = RunStore(path)
         cfg = flatten(store.config())
         point = {k: v for k, v in cfg.items()
                  if k not in seeds and not any(k == i or (i.endswith(".") and k.startswith(i)) for i in IGNORED)}
-        runs.append((point, store.summary()))
+        summary = store.summary()
+        runs.append((point, summary))
+        if summary.get("status") in FAILED:
+            failed.append((str(Path(path).relative_to(root)), summary["status"]))
     if not runs:
-        return pd.DataFrame()
+        raise ConfigError("dir", str(root), "holds no runs (no run directory below it)")
     varying = [k for k in runs[0][0] if len({repr(p.get(k)) for p, _ in runs}) > 1]
     groups: dict = {}
     for point, s in runs:
@@ -47,12 +51,15 @@ def summarize(root: str | Path):
     for label, ss in groups.items():
         row = {"point": label, "n": len(ss),
                "finished": sum(s.get("status") in ("completed", "early_stop") for s in ss),
+               "failed": sum(s.get("status") in FAILED for s in ss),
                "success": sum(s.get("t_test") is not None for s in ss) / len(ss)}
         for key in EVENTS + FINALS:
             for stat, value in _stats([s.get(key) for s in ss]).items():
                 row[f"{key}_{stat}"] = value
         rows.append(row)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df.attrs["failed"] = failed  # (run, status) of every run that diverged or crashed, for the caller to name
+    return df
 
 
 def format_table(df) -> str:
@@ -62,7 +69,7 @@ def format_table(df) -> str:
     f = lambda v, d: "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"  # noqa: E731
     out = []
     for _, r in df.iterrows():
-        row = {"point": r["point"], "n": r["n"], "success": f"{r['success']:.2f}"}
+        row = {"point": r["point"], "n": r["n"], "failed": r["failed"], "success": f"{r['success']:.2f}"}
         for key in EVENTS + FINALS:
             d = 0 if key in EVENTS else 3
             row[key] = f"{f(r[key + '_mean'], d)} ± {f(r[key + '_std'], d)} ({f(r[key + '_median'], d)})"

@@ -1,0 +1,5 @@
+import sys
+
+from groklab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""Config rules across sections (a transformer's heads divide d_model, shapes train a ResNet, ...).
+
+Each rule raises a one-line ConfigError naming the field, the value and what is allowed.
+"""
+from __future__ import annotations
+
+from groklab.errors import ConfigError
+
+
+def _image_rules(cfg) -> None:
+    """task=shapes / model=resnet18: no token embedding, nothing that reads one."""
+    o, ms = cfg.optim, cfg.measures
+    if cfg.split.name != "random":
+        raise ConfigError("split.name", cfg.split.name, "task=shapes takes split=random")
+    if cfg.sampler not in ("epoch", "replacement", "full"):
+        raise ConfigError("sampler", cfg.sampler, "task=shapes takes epoch, replacement or full")
+    if o.c != 1.0 or o.c_mode != "fixed":
+        raise ConfigError("optim.c", o.c, "model=resnet18 has no token embedding to scale; use optim.c=1")
+    for name in ("spectra", "token_grads"):
+        if getattr(ms, name).every:
+            raise ConfigError(f"measures.{name}.every", getattr(ms, name).every,
+                              "reads a token embedding; model=resnet18 has none (use 0)")
+    for name in ("hessian", "landscape"):
+        if getattr(ms, name).every and "E" in getattr(ms, name).blocks:
+            raise ConfigError(f"measures.{name}.blocks", getattr(ms, name).blocks,
+                              "model=resnet18 has no embedding block E; use W, last, rest or all")
+
+
+def cross_field_rules(cfg) -> None:
+    """Rules across sections that a single field's type cannot express; each raises a one-line ConfigError."""
+    t, s, m, o = cfg.task, cfg.split, cfg.model, cfg.optim
+    images, resnet = t.name == "shapes", m.name == "resnet18"
+    if images != resnet:  # one-line error naming the field that does not fit the other
+        raise ConfigError("model.name" if images else "task.name", m.name if images else t.name,
+                          "task=shapes trains model=resnet18, and model=resnet18 trains task=shapes")
+    if images:
+        _image_rules(cfg)
+    tf = m.name == "transformer"
+    only = [("model.width", m.width, not resnet and m.width != 64, "model=resnet18"),  # key, value, set, for
+            ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb"),
+            ("model.input", m.input, m.input != "embed" and m.name not in ("lstm", "birnn"), "model=lstm or birnn"),
+            ("model.bias", m.bias, not tf and not m.bias, "model=transformer"),
+            ("model.init", m.init, not tf and m.init != "torch", "model=transformer")]
+    for key, value, on, allowed in only:
+        if on:
+            raise ConfigError(key, value, f"only for {allowed}")
+    for name in ("hessian", "landscape"):
+        if not resnet and "last" in getattr(cfg.measures, name).blocks:
+            raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
+                              "use E, W, rest or all")
+    if t.name == "poly" and not t.expr:
+        raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
+    if t.name != "poly" and t.expr is not None:
+        raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
+    if s.name in ("square", "strip") and s.test_reserve is not None:
+        raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+    if m.name == "transformer" and m.d_emb % m.n_heads:
+        raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
+    if m.input == "value" and cfg.encoding != "no_op":
+        raise ConfigError("encoding", cfg.encoding, "model.input=value reads token ids as numbers; use no_op")
+    if m.name == "mlp" or m.input == "value":  # raw values: no embedding to scale, sample by or initialise
+        for key, value, on in (("optim.c", o.c, o.c != 1.0), ("optim.c_mode", o.c_mode, o.c_mode == "adaptive"),
+                               ("sampler", cfg.sampler, cfg.sampler == "entropy"),
+                               ("model.emb_init", m.emb_init, m.emb_init != "normal")):
+            if on:
+                raise ConfigError(key, value, "needs a model with an embedding (this one reads raw values)")
+    if o.c_mode == "adaptive" and m.freeze_emb:
+        raise ConfigError("optim.c_mode", "adaptive", "a frozen embedding has no learning rate to adapt")
+    if s.frac_of == "remainder" and s.name not in ("square", "strip"):
+        raise ConfigError("split.frac_of", "remainder", "only with split=square or strip (what their holdout "
+                          "leaves); other splits take frac_train of the table")
+    if cfg.sampler == "entropy" and cfg.encoding == "sep":
+        raise ConfigError("sampler", "entropy", "reads one shared operand table; use encoding=op or no_op")
+    if cfg.sampler == "entropy" and m.freeze_emb:
+        raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
+    if cfg.sampler == "balanced" and t.name == "sum" and t.K != 2:
+        raise ConfigError("sampler", "balanced", f"needs 2 operands (task.K={t.K})")

@@ -1,0 +1,102 @@
+"""What a run would need in memory, estimated before anything is allocated, against what the machine has.
+
+A typo such as `model.d_hidden=100000000` would otherwise try to allocate 200 GB and take the machine down
+(or be killed by the OS after minutes of swapping). The estimate counts parameters exactly (the model is
+built on torch's `meta` device, which allocates nothing) and activations, data and optimizer state
+roughly; it only has to catch sizes that are off by orders of magnitude. `--allow-large` (or
+GROKLAB_ALLOW_LARGE=1) skips the check.
+"""
+from __future__ import annotations
+
+import os
+
+import torch
+
+from groklab.errors import ConfigError
+
+ALLOW_ENV = "GROKLAB_ALLOW_LARGE"
+MAX_EVAL_INPUTS = 2 ** 24  # input elements per eval chunk: bounds activation memory for image models
+# the fields that make a run big, with their defaults: the one furthest above its default is named
+SIZE_FIELDS = (("model.d_hidden", 512), ("model.d_emb", 128), ("model.depth", 1), ("model.width", 64),
+               ("batch_size", 512), ("eval.chunk", 16384), ("p", 97), ("task.K", 2), ("task.image", 224))
+
+
+def allow_large() -> bool:
+    return os.environ.get(ALLOW_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def available_bytes(device: torch.device) -> int:
+    """Free memory where the run's tensors live: the GPU's free memory, or the OS's MemAvailable."""
+    if device.type == "cuda":
+        return int(torch.cuda.mem_get_info(device)[0])
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+
+
+def _activations_per_row(cfg, task) -> int:
+    """Elements kept per example for the backward pass (rough, per architecture)."""
+    m, n_classes = cfg.model, task.n_classes
+    n_ctx = getattr(task, "n_ctx", 1)
+    if m.name in ("mlp", "mlp_emb"):
+        return n_ctx * m.d_emb + 3 * m.depth * m.d_hidden + 2 * n_classes
+    if m.name == "transformer":
+        return m.depth * n_ctx * (8 * m.d_emb + 2 * m.d_hidden + m.n_heads * n_ctx) + 2 * n_classes
+    if m.name in ("lstm", "birnn"):
+        return m.depth * n_ctx * 8 * m.d_hidden * (2 if m.name == "birnn" else 1) + 2 * n_classes
+    return 6 * m.width * (cfg.task.image // 2) ** 2 + 2 * n_classes  # resnet18: stem-sized maps, summed
+
+
+def estimate(cfg, task, n_train: int) -> dict:
+    """Bytes a run needs: parameters with gradients and optimizer state, activations, data."""
+    from groklab.models import build_model
+
+    with torch.device("meta"):
+        n_params = sum(t.numel() for t in build_model(cfg, task).parameters())
+    width = 8 if cfg.dtype == "float64" else 4
+    o = cfg.optim
+    copies = 2 + {"sgd": 1, "rmsprop": 1}.get(o.name, 2)  # weights, grads, optimizer moments
+    copies += {"ema": 1, "ma": o.grokfast_window}.get(o.grokfast, 0)
+    act = _activations_per_row(cfg, task)
+    rows = len(task.labels)
+    train_rows = n_train if cfg.sampler == "full" else min(cfg.batch_size, n_train)
+    eval_rows = min(cfg.eval.chunk, rows, max(1, MAX_EVAL_INPUTS // max(1, task.inputs[0].numel())))
+    data = task.inputs.element_size() * task.inputs.numel() * 2  # the table, and train/test copies
+    # training keeps every layer's activations and their gradients; evaluation (no grad) about one layer's
+    parts = {"params": n_params * width * copies,
+             "activations": max(2 * train_rows * act, eval_rows * act // cfg.model.depth) * width,
+             "data": data}
+    return {"n_params": n_params, "total": sum(parts.values()), **parts}
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
+
+
+def _culprit(cfg) -> tuple[str, object]:
+    """The size field furthest above its default (the likely typo)."""
+    def value(key):
+        node = cfg
+        for part in key.split("."):
+            node = getattr(node, part)
+        return node
+    return max(((k, value(k)) for k, _ in SIZE_FIELDS), key=lambda kv: kv[1] / dict(SIZE_FIELDS)[kv[0]])
+
+
+def check_memory(cfg, task, n_train: int, device: torch.device) -> dict:
+    """Refuse, with the estimate, a run that needs more memory than `device` has free (unless allowed)."""
+    est = estimate(cfg, task, n_train)
+    free = available_bytes(device)
+    if est["total"] > free and not allow_large():
+        key, value = _culprit(cfg)
+        raise ConfigError(key, value, f"the run needs about {_gb(est['total'])} ({est['n_params']:,} parameters: "
+                                      f"{_gb(est['params'])} with gradients and optimizer state; activations "
+                                      f"{_gb(est['activations'])}; data {_gb(est['data'])}), more than the "
+                                      f"{_gb(free)} free on {device.type}; use a smaller size, or pass "
+                                      f"--allow-large ({ALLOW_ENV}=1) to try anyway")
+    return est

@@ -1,0 +1,119 @@
+"""One mechanism per class of failure (issue: reliability): sizes checked arithmetically before anything is
+allocated, filesystem errors as one line with nothing half-made, failed runs named with a non-zero exit,
+loss explosions caught, threads chosen for the jobs sharing the CPUs."""
+import json
+
+import pytest
+import torch
+
+from conftest import tiny
+from groklab import make_config, train
+from groklab.cli import main
+from groklab.data import make_task
+from groklab.engine import budget, threads
+from groklab.errors import ConfigError
+from groklab.models import build_model
+from groklab.store import RunStore
+
+
+def cli(capsys, *argv):
+    rc = main(list(argv))
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err.strip()
+
+
+# -- sizes -------------------------------------------------------------------------------------------------
+def test_memory_estimate_counts_parameters_exactly_and_names_the_culprit(monkeypatch):
+    monkeypatch.delenv(budget.ALLOW_ENV, raising=False)
+    cfg = make_config(tiny(**{"model": "transformer", "model.depth": 2}))
+    task = make_task(cfg)
+    est = budget.estimate(cfg, task, n_train=30)
+    assert est["n_params"] == sum(t.numel() for t in build_model(cfg, task).parameters())
+    big = make_config(["model.d_hidden=100000000"])
+    with pytest.raises(ConfigError) as e:
+        budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))
+    assert str(e.value).startswith("model.d_hidden=100000000: the run needs about") and "--allow-large" in str(e.value)
+    monkeypatch.setenv(budget.ALLOW_ENV, "1")  # the override: the estimate is returned, nothing is allocated
+    assert budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))["n_params"] > 6e10
+
+
+def test_allow_large_flag_lifts_the_sweep_limit(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(budget.ALLOW_ENV, raising=False)
+    grid = tmp_path / "g.yaml"
+    grid.write_text("base: {p: 11}\nseeds: 200000\n")
+    rc, _, err = cli(capsys, "sweep", str(grid), "--out", str(tmp_path / "s"))
+    assert rc == 2 and "sweep.seeds=200000: the sweep has 200,000 runs" in err and not (tmp_path / "s").exists()
+    from groklab.sweep import load_sweep
+    monkeypatch.setenv(budget.ALLOW_ENV, "1")
+    assert len(load_sweep(grid).seeds) == 200000
+
+
+# -- filesystem --------------------------------------------------------------------------------------------
+def test_disk_full_while_creating_a_run_leaves_nothing(tmp_path, capsys, monkeypatch):
+    def full(self, config):
+        raise OSError(28, "No space left on device", str(self.path / "config.yaml"))
+
+    monkeypatch.setattr(RunStore, "write_config", full)
+    out = tmp_path / "a" / "b" / "run"
+    rc, _, err = cli(capsys, "train", *tiny(), "--out", str(out))
+    assert rc == 2 and err == f"groklab: error: {out}/config.yaml: No space left on device"
+    assert not (tmp_path / "a").exists()  # every folder it made is gone again
+
+
+def test_disk_full_during_training_exits_1_and_says_the_run_resumes(tmp_path, capsys, monkeypatch):
+    original = RunStore.append
+
+    def append(self, row):
+        if row["step"] == 20:
+            raise OSError(28, "No space left on device")
+        original(self, row)
+
+    monkeypatch.setattr(RunStore, "append", append)
+    rc, _, err = cli(capsys, "train", *tiny(), "--out", str(tmp_path / "r"))
+    assert rc == 1 and err.startswith("groklab: error: No space left on device; the run is marked failed")
+    monkeypatch.setattr(RunStore, "append", original)
+    assert cli(capsys, "train", "--resume", str(tmp_path / "r"))[0] == 0
+
+
+# -- failures that look like success -----------------------------------------------------------------------
+def test_loss_explosion_is_divergence_and_resume_remembers_the_first_loss(tmp_path):
+    cfg = make_config(tiny(steps=60, **{"optim.lr": 1e6, "stop.early": "false"}))
+    s = train(cfg, out=tmp_path / "d").summary
+    assert s["status"] == "diverged" and "above 100 x its first value" in s["diverged"]
+    calm = train(make_config(tiny(steps=60)), out=tmp_path / "c").summary
+    assert calm["status"] == "completed" and "diverged" not in calm
+    off = make_config(tiny(steps=20, **{"optim.lr": 1e6, "stop.early": "false", "stop.diverge_factor": "null"}))
+    assert train(off, out=tmp_path / "o").summary["status"] == "completed"  # finite, huge: the rule is off
+    ckpt = torch.load(tmp_path / "c" / "ckpt.pt", weights_only=True)
+    assert ckpt["loss0"] == pytest.approx(train(make_config(tiny(steps=0))).history[0]["train/loss"])
+
+
+def test_summarize_names_failed_runs_and_exits_1(tmp_path, capsys):
+    for seed in (0, 1):
+        train(make_config(tiny(seed=seed)), out=tmp_path / f"s{seed}")
+    s = json.loads((tmp_path / "s1" / "summary.json").read_text())
+    (tmp_path / "s1" / "summary.json").write_text(json.dumps({**s, "status": "diverged"}))
+    rc, out, err = cli(capsys, "summarize", str(tmp_path))
+    assert rc == 1 and err == ("groklab: error: 1 of 2 runs failed: s1 (diverged); --allow-failed exits 0 anyway")
+    assert "failed" in out.splitlines()[0]
+    rc, _, err = cli(capsys, "summarize", str(tmp_path), "--allow-failed")
+    assert rc == 0 and err.startswith("groklab: note: 1 of 2 runs failed: s1")
+
+
+# -- threads -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("env, expected", [
+    ({}, "cpus"), ({"GROKLAB_JOBS": "2"}, "half"), ({"GROKLAB_THREADS": "3"}, 3),
+    ({"GROKLAB_THREADS": "torch"}, None), ({"OMP_NUM_THREADS": "1"}, None)])
+def test_threads_follow_usable_cpus_and_jobs(monkeypatch, env, expected):
+    for k in ("GROKLAB_THREADS", "GROKLAB_JOBS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    n = threads.usable_cpus()
+    want = {"cpus": n, "half": max(1, n // 2)}.get(expected, expected)
+    assert threads.choose_threads() == want
+
+
+def test_bad_threads_is_one_line(capsys, tmp_path):
+    rc, _, err = cli(capsys, "train", *tiny(), "--threads", "0", "--out", str(tmp_path / "r"))
+    assert rc == 2 and err == "groklab: error: threads='0': must be an integer >= 1 or 'torch'"
