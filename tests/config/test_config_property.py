@@ -1,5 +1,7 @@
 """Property: any dict of config keys and values is either a valid Config or refused with one ConfigError
 line -- never another exception, never a traceback."""
+import os
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +23,7 @@ VALUES = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("GROKLAB_HYPOTHESIS_EXAMPLES", 400)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6))
 def test_random_config_is_accepted_or_refused_in_one_line(data):
     try:

@@ -87,7 +87,7 @@ class ModelConfig(Section):
     @model_validator(mode="before")
     @classmethod
     def _paper_defaults(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("name") in MODEL_DEFAULTS:
+        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"] in MODEL_DEFAULTS:
             data = {**MODEL_DEFAULTS[data["name"]], **data}
         return data
 
