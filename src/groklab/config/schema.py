@@ -87,8 +87,9 @@ class ModelConfig(Section):
     @model_validator(mode="before")
     @classmethod
     def _paper_defaults(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"] in MODEL_DEFAULTS:
-            data = {**MODEL_DEFAULTS[data["name"]], **data}
+        name = data.get("name") if isinstance(data, dict) else None
+        if isinstance(name, str) and name in MODEL_DEFAULTS:  # a list or dict name is the type check's to refuse
+            data = {**MODEL_DEFAULTS[name], **data}
         return data
 
 
