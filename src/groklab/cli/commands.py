@@ -55,11 +55,14 @@ def cmd_measure(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    from groklab.engine.budget import allow_large
     from groklab.experiments.embedding.demo import run_demo
 
     for name, value, least in (("seeds", args.seeds, 1), ("steps", args.steps, 0)):
         if value < least:
             raise ConfigError(name, value, f"must be an integer >= {least}")
+    if args.seeds > 1000 and not allow_large():
+        raise ConfigError("seeds", args.seeds, "at most 1000 seeds per configuration; pass --allow-large for more")
     run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac)
     return 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config
+from groklab.engine.budget import allow_large
 from groklab.errors import ConfigError
 from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, uniformity
 from groklab.experiments.beyond import fig4 as beyond_fig4
@@ -51,6 +52,8 @@ def resolve(target: str) -> list:
     return [figs[fig]]
 
 
+MAX_SEEDS = 1000  # seeds per configuration of a reproduction (every figure has several configurations)
+
 def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
               echo: Callable = print, overrides: tuple[str, ...] = ()) -> list[dict]:
     """Run, draw and check every figure of `target`; returns each figure's claims.json content."""
@@ -58,6 +61,8 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int =
         raise ConfigError("profile", profile, f"allowed: {', '.join(PROFILES)}")
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("seeds", seeds, "must be an integer >= 1")
+    if seeds > MAX_SEEDS and not allow_large():  # before any run list is built
+        raise ConfigError("seeds", seeds, f"at most {MAX_SEEDS} seeds per configuration; pass --allow-large for more")
     if not isinstance(jobs, int) or jobs < 1:
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
     modules = resolve(target)
