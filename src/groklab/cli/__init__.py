@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else list(argv)
     # OpenMP threads that spin while waiting starve other processes on the same cores (two runs on 2 cores:
-    # 34x slower); read when torch loads, so set before any command imports it
+    # 7x slower each, benchmarks/bench_threads.py); read when torch loads, so set before a command imports it
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     ap, subs = parser()
     if not argv or argv[0] not in subs:  # no command, --help, or an unknown one: argparse says what is allowed
