@@ -129,6 +129,8 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
      ["{tmp}/r"]),
     ("reproduce-jobs-negative", ["reproduce", "embedding/fig6", "--jobs", "-1", "--out", "{tmp}/r"], "", 2,
      ["{tmp}/r"]),
+    ("reproduce-only-no-match", ["reproduce", "embedding/fig6", "--only", "nope/*", "--out", "{tmp}/r"], "", 2,
+     ["{tmp}/r"]),
     ("reproduce-bad-override", ["reproduce", "embedding/fig6", "foo=1", "--out", "{tmp}/r"], "", 2, ["{tmp}/r"]),
     ("reproduce-out-proc", ["reproduce", "embedding/fig6", "--out", "/proc/groklab-x"], "", 2, []),
     ("reproduce-out-file", ["reproduce", "embedding/fig6", "--out", "{file}"], "file", 2, []),

@@ -34,6 +34,20 @@ def reproduce_tree(tmp_path_factory, target: str, overrides: tuple, jobs: int = 
     return out, {d["figure"]: d for d in docs}
 
 
+def analyze_one_run(out, paper: str, fig: str, tmp_path) -> list:
+    """A figure's analysis on the first of its runs alone (what `reproduce --only` hands it): its claims."""
+    import shutil
+
+    from groklab.experiments import PAPERS
+    from groklab.store import load_runs
+
+    root = shutil.copytree(out / fig, tmp_path / fig)  # a copy: the analysis draws into the figure's folder
+    df = load_runs(root)
+    df = df[df["run"] == sorted(df["run"].unique())[0]]
+    _, claims = PAPERS[paper][fig].analyze(df, root)
+    return claims
+
+
 def metric_rows(run_dir) -> list[dict]:
     """A run's metric rows without the wall-clock column, for exact comparisons."""
     from groklab.store import read_metrics

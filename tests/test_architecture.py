@@ -9,7 +9,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "groklab"
 ROOT = SRC.parents[1]
 RUN_FILES = ("config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", "experiment.json", "claims.json",
-             "error.txt", "sweep.yaml")
+             "partial.json", "error.txt", "sweep.yaml")
 
 
 def modules() -> dict[str, ast.Module]:

@@ -26,7 +26,8 @@ def test_reproduce_takes_overrides_after_options(tmp_path, monkeypatch):
     monkeypatch.setattr(experiments, "reproduce", lambda target, out, **kw: seen.update(target=target, **kw) or [])
     assert main(["reproduce", "embedding/fig6", "--profile", "paper", "p=59", "--jobs", "2", "--out",
                  str(tmp_path)]) == 0
-    assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": 3, "jobs": 2, "overrides": ("p=59",)}
+    assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": 3, "jobs": 2, "overrides": ("p=59",),
+                    "only": None}
 
 
 @pytest.mark.parametrize("cmd", sorted(EXAMPLES))

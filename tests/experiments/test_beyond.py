@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-from conftest import reproduce_tree
+from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.beyond import resnet, table1
 from groklab.experiments.beyond.profile import scale_k
 
@@ -128,3 +128,10 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
     e = {x.id: x for x in embdim.claims({"d32": [400, 900, 600], "d128": [500, 450, 700]},
                                         {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, 3000)}
     assert not e["larger_dim_groks_earlier"].holds and not e["larger_dim_lifts_ceiling"].holds
+
+
+@pytest.mark.parametrize("fig", ["table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity",
+                                 "resnet"])
+def test_analysis_of_a_partial_tree_measures_without_crashing(tree, fig, tmp_path):
+    claims = analyze_one_run(tree[0], "beyond", fig, tmp_path)  # reproduce --only: one run of the figure
+    assert claims and all(c.statistic for c in claims)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import reproduce_tree
+from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
 from groklab.experiments.stats import boot_diff, boot_mean, censor, spearman_boot
 
@@ -137,3 +137,9 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
     assert not any(c.holds for c in ksum.claims(k, cells) if c.id.endswith("batch_not_the_cause"))
     assert ksum.shapes("transformer", "quick")["K4-b512"] == (4, 512)
     assert ksum.shapes("mlp", "quick") == ksum.SHAPES["paper"]
+
+
+@pytest.mark.parametrize("fig", sorted(STUDIES))
+def test_analysis_of_a_partial_tree_measures_without_crashing(tree, fig, tmp_path):
+    claims = analyze_one_run(tree[0], "investigation", fig, tmp_path)  # reproduce --only: one run of the figure
+    assert claims and all(c.statistic for c in claims)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import reproduce_tree
+from conftest import analyze_one_run, reproduce_tree
 from groklab.cli import main
 from groklab.config import make_config
 from groklab.errors import ConfigError
@@ -81,3 +81,36 @@ def test_bad_targets_and_options_are_refused_before_writing(tmp_path, capsys):
     assert "p" in capsys.readouterr().err and not (tmp_path / "x").exists()
     assert main(["reproduce", "embedding/fig2", "--jobs", "-1", "--out", str(tmp_path / "x")]) == 2
     assert "jobs" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("fig", FIGS)
+def test_analysis_of_a_partial_tree_measures_without_crashing(tree, fig, tmp_path):
+    claims = analyze_one_run(tree[0], "embedding", fig, tmp_path)  # reproduce --only: one run of the figure
+    assert claims and all(c.statistic for c in claims)
+
+
+def test_only_trains_a_subset_without_verdicts_and_a_full_run_completes_it(tmp_path, capsys):
+    from groklab.store import read_claims, read_partial
+
+    out = tmp_path / "r"
+    args = ["reproduce", "embedding/fig6", "--seeds", "1", "--jobs", "1", "--out", str(out), *TINY]
+    assert main([*args, "--only", "add/*"]) == 0
+    assert "claims measured on a subset, not judged" in capsys.readouterr().out
+    trained = sorted(p.parent.relative_to(out / "fig6").as_posix() for p in (out / "fig6").rglob("config.yaml"))
+    assert trained == ["add/adam/s0", "add/adam_lr/s0", "add/adam_lr_adaptive/s0"]
+    part = read_partial(out / "fig6")
+    assert part["trained"] == trained and part["of"] == 12 and part["only"] == "add/*"
+    assert all(c["holds"] is None and "partial: 3 of 12" in c["note"] for c in part["claims"])
+    assert read_claims(out / "fig6") is None  # nothing judged on a subset
+    assert main(args) == 0  # the rest, then verdicts over all twelve
+    assert "3 of 12 runs already finished; training 9" in capsys.readouterr().out
+    assert all(isinstance(c["holds"], bool) for c in read_claims(out / "fig6")["claims"])
+
+
+def test_only_matching_nothing_is_refused_before_writing(tmp_path, capsys):
+    assert main(["reproduce", "embedding/fig6", "--only", "nope/*", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("groklab: error: only='nope/*': matches none of the 36 runs of embedding/fig6; run "
+                          "names look like 'add/adam/s0'") and err.count("\n") == 1 and not (tmp_path / "x").exists()
+    assert main(["reproduce", "embedding/all", "--only", "", "--out", str(tmp_path / "x")]) == 2
+    assert "only" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from groklab.errors import ConfigError
-from groklab.store import atomic_write
+from groklab.store import PARTIAL, atomic_write
 
 
 def _default_out(cfg) -> Path:
@@ -153,8 +153,13 @@ def cmd_reproduce(args) -> int:
         raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
-                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides))
+                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides), only=args.only)
     claims = [c for d in docs for c in d["claims"]]
+    if args.only is not None:
+        print(f"partial (--only): {len(claims)} claims measured on a subset, not judged; "
+              f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; run without --only to "
+              f"train the rest and judge")
+        return 0
     print(f"{sum(c['holds'] for c in claims)} of {len(claims)} claims hold; "
           f"{time.perf_counter() - t0:.0f} s; report: groklab report {args.out}")
     return 0

@@ -95,6 +95,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
     r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
     r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
+    r.add_argument("--only", metavar="GLOB", help="train only the runs whose name matches (e.g. 'mul/b512/*'); "
+                                                  "their statistics are written without verdicts")
     _run_options(r)
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
     rp.add_argument("dir", help="directory written by groklab reproduce")

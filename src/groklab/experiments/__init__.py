@@ -29,7 +29,7 @@ from groklab.experiments.embedding import (
     sampler,
 )
 from groklab.experiments.investigation import birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
-from groklab.experiments.runner import default_jobs, run_figure, specs_of
+from groklab.experiments.runner import default_jobs, run_figure, select, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 
 PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
@@ -55,8 +55,9 @@ def resolve(target: str) -> list:
 MAX_SEEDS = 1000  # seeds per configuration of a reproduction (every figure has several configurations)
 
 def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
-              echo: Callable = print, overrides: tuple[str, ...] = ()) -> list[dict]:
-    """Run, draw and check every figure of `target`; returns each figure's claims.json content."""
+              echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None) -> list[dict]:
+    """Run, draw and check every figure of `target`; returns each figure's claims.json content. `only`, a
+    glob over run names ('mul/b512/*'), trains a subset of each figure and judges nothing (partial.json)."""
     if profile not in PROFILES:
         raise ConfigError("profile", profile, f"allowed: {', '.join(PROFILES)}")
     if not isinstance(seeds, int) or seeds < 1:
@@ -65,11 +66,20 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int =
         raise ConfigError("seeds", seeds, f"at most {MAX_SEEDS} seeds per configuration; pass --allow-large for more")
     if not isinstance(jobs, int) or jobs < 1:
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
-    modules = resolve(target)
+    if only is not None and (not isinstance(only, str) or not only.strip() or len(only) > 200):
+        raise ConfigError("only", str(only)[:60], "must be a glob over run names, 1-200 characters: 'mul/b512/*'")
+    modules, names = resolve(target), []
     for m in modules:  # every config of every figure validated before anything is trained
-        for spec in specs_of(m, profile, seeds, overrides):
+        specs = specs_of(m, profile, seeds, overrides)
+        for spec in select(specs, only):
             make_config(list(spec.overrides))
-    return [run_figure(m, Path(out), profile, seeds, jobs, echo, overrides) for m in modules]
+        names += [s.name for s in specs]
+    if only is not None:
+        modules = [m for m in modules if select(specs_of(m, profile, seeds, overrides), only)]
+        if not modules:
+            raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
+                              f"like {names[0]!r}")
+    return [run_figure(m, Path(out), profile, seeds, jobs, echo, overrides, only) for m in modules]
 
 
 __all__ = ["PAPERS", "Claim", "RunSpec", "default_jobs", "reproduce", "resolve", "run_figure"]

@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Callable
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
 from groklab.experiments.spec import RunSpec
-from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest
+from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest, write_partial
 from groklab.sweep import Progress, Run, plan, run_units
 
 
@@ -55,17 +56,27 @@ def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) 
     return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in module.runs(profile, seeds, **kw)]
 
 
+def select(specs: list, only: str | None) -> list:
+    """The specs whose run name matches the glob `only` (all of them when None)."""
+    return specs if only is None else [s for s in specs if fnmatch.fnmatchcase(s.name, only)]
+
+
 def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
-               echo: Callable = print, overrides: tuple[str, ...] = ()) -> dict:
-    """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content."""
-    specs = specs_of(module, profile, seeds, overrides)
+               echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None) -> dict:
+    """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content.
+    With `only` (a glob over run names) it trains that subset and writes its statistics to partial.json
+    without verdicts: a claim over runs that were not trained cannot be judged. A later call without
+    `only` skips the finished runs, trains the rest and judges."""
+    every = specs_of(module, profile, seeds, overrides)
+    specs = select(every, only)
     configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
     root = Path(out) / module.NAME
     root.mkdir(parents=True, exist_ok=True)
     manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile,
-                "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in specs}}
-    write_manifest(root, manifest)
-    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(specs)} runs) -> {root}")
+                "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in every}}
+    write_manifest(root, manifest if only is None else {**manifest, "only": only})
+    part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
+    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root}")
     t0 = time.perf_counter()
     results = execute(root, configs, jobs, echo)
     df = load_runs(root)
@@ -76,9 +87,17 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
-    write_claims(root, doc)
-    for c in claims:
-        echo(f"  [{'holds' if c.holds else 'FAILS'}] {c.id}: {c.text}  ({_agg(c.aggregate)})")
+    if only is not None:
+        note = f"partial: {len(specs)} of {len(every)} runs ({only!r}); not judged"
+        doc.update(only=only, trained=sorted(configs), of=len(every),
+                   claims=[{**c, "holds": None, "note": " ".join(filter(None, [c["note"], note]))}
+                           for c in doc["claims"]])
+        write_partial(root, doc)
+    else:
+        write_claims(root, doc)
+    for c in doc["claims"]:
+        verdict = {True: "holds", False: "FAILS", None: "partial"}[c["holds"]]
+        echo(f"  [{verdict}] {c['id']}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc
 
 

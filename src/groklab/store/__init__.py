@@ -4,6 +4,7 @@ from groklab.store.lock import holder
 from groklab.store.run import RunStore, array_series, is_run, load_arrays, read_metrics, read_summary
 from groklab.store.schema import FINISHED, STATUSES
 from groklab.store.tree import (
+                                PARTIAL,
                                 clear_error,
                                 experiment_dirs,
                                 find_runs,
@@ -11,14 +12,16 @@ from groklab.store.tree import (
                                 read_claims,
                                 read_error,
                                 read_manifest,
+                                read_partial,
                                 read_sweep_file,
                                 write_claims,
                                 write_error,
                                 write_manifest,
+                                write_partial,
                                 write_sweep_file,
 )
 
-__all__ = ["FINISHED", "STATUSES", "RunStore", "array_series", "atomic_write", "clean", "clear_error", "dumps",
-           "experiment_dirs", "find_runs", "holder", "is_run", "load_arrays", "load_runs", "read_claims", "read_error",
-           "read_manifest", "read_metrics", "read_summary", "read_sweep_file", "write_claims", "write_error",
-           "write_json", "write_manifest", "write_sweep_file"]
+__all__ = ["FINISHED", "PARTIAL", "STATUSES", "RunStore", "array_series", "atomic_write", "clean", "clear_error",
+           "dumps", "experiment_dirs", "find_runs", "holder", "is_run", "load_arrays", "load_runs", "read_claims",
+           "read_error", "read_manifest", "read_metrics", "read_partial", "read_summary", "read_sweep_file",
+           "write_claims", "write_error", "write_json", "write_manifest", "write_partial", "write_sweep_file"]

@@ -69,3 +69,16 @@ class Claims(Open):
     figures: list[str] = []
     health: dict[str, str] = {}
     claims: list[ClaimDoc]
+
+
+class PartialClaimDoc(ClaimDoc):
+    holds: None = None  # a partial run judges nothing
+
+
+class Partial(Claims):
+    """partial.json: the statistics of the runs a `reproduce --only GLOB` trained; no verdicts."""
+
+    only: str
+    trained: list[str]
+    of: StrictInt
+    claims: list[PartialClaimDoc]

@@ -9,9 +9,9 @@ from groklab.config import flatten
 from groklab.errors import ConfigError
 from groklab.store.files import atomic_write, read_json, read_text, read_yaml_mapping, write_json
 from groklab.store.run import CONFIG, RunStore, is_run
-from groklab.store.schema import Claims, Manifest
+from groklab.store.schema import Claims, Manifest, Partial
 
-MANIFEST, CLAIMS, ERROR, SWEEP = "experiment.json", "claims.json", "error.txt", "sweep.yaml"
+MANIFEST, CLAIMS, PARTIAL, ERROR, SWEEP = "experiment.json", "claims.json", "partial.json", "error.txt", "sweep.yaml"
 
 
 def find_runs(path: str | Path) -> Iterator[Path]:
@@ -72,6 +72,16 @@ def read_claims(folder: Path) -> Optional[dict]:
     """claims.json of a figure directory, or None when it has not been analysed yet."""
     f = Path(folder) / CLAIMS
     return read_json(f, Claims) if f.is_file() else None
+
+
+def write_partial(folder: Path, doc: dict) -> None:
+    write_json(Path(folder) / PARTIAL, doc)
+
+
+def read_partial(folder: Path) -> Optional[dict]:
+    """partial.json of a figure directory (statistics of a `--only` subset), or None."""
+    f = Path(folder) / PARTIAL
+    return read_json(f, Partial) if f.is_file() else None
 
 
 def write_error(run: Path, text: str) -> None:

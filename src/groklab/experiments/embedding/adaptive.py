@@ -69,8 +69,12 @@ def _plot_c(df, path: Path) -> list[Path]:
         for i, B in enumerate(BATCHES):
             for j, split in enumerate(SPLITS):
                 ax = axes[i][j]
-                for k, arm in enumerate(("mean", "row")):
-                    g = df[df["run"] == f"b{B}/{split}/{arm}/s0"].dropna(subset=["optim/c"]).sort_values("step")
+                gs = [df[df["run"] == f"b{B}/{split}/{arm}/s0"].dropna(subset=["optim/c"]).sort_values("step")
+                      for arm in ("mean", "row")]
+                if all(g.empty for g in gs):  # not trained (reproduce --only): an empty log axis cannot be drawn
+                    ax.set(title=f"batch {B}, {split}: no adaptive run")
+                    continue
+                for k, (arm, g) in enumerate(zip(("mean", "row"), gs)):
                     ax.plot(g["step"].clip(lower=1), g["optim/c"], color=f"C{k}", label=f"{arm}: c")
                     if arm == "row" and "optim/c_max" in g and g["optim/c_max"].notna().any():
                         ax.fill_between(g["step"].clip(lower=1), g["optim/c_min"], g["optim/c_max"], color=f"C{k}",

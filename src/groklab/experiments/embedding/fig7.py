@@ -50,6 +50,9 @@ def _plot(df, path: Path) -> list[Path]:
         for ax, name in zip(axes[0], OPTIMS):
             g = df[(df["run"] == f"{name}/s0")].dropna(subset=["hessian/E_top"]).sort_values("step")
             g = g[g["step"] > 0]
+            if g.empty:  # not trained (reproduce --only): an empty log axis cannot be drawn
+                ax.set(title=f"{name}: no seed-0 run")
+                continue
             ax.plot(g["step"], g["hessian/E_top"], "o-", ms=2, label="lambda_max(H_EE)")
             ax.plot(g["step"], g["hessian/W_top"], "s-", ms=2, label="lambda_max(H_WW)")
             acc = df[(df["run"] == f"{name}/s0")].sort_values("step")
