@@ -10,7 +10,16 @@ from pathlib import Path
 import yaml
 
 from groklab.errors import ConfigError
-from groklab.store import RunStore, experiment_dirs, find_runs, read_claims, read_error, read_manifest, read_summary
+from groklab.store import (
+    RunStore,
+    experiment_dirs,
+    find_runs,
+    read_claims,
+    read_error,
+    read_manifest,
+    read_partial,
+    read_summary,
+)
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;
@@ -39,6 +48,20 @@ def _fmt(v) -> str:
     return "–" if v is None else str(v)
 
 
+def verdict(holds) -> str:
+    """holds: True, False, or None for a claim measured on a `reproduce --only` subset."""
+    return {True: "holds", False: "does not hold", None: "not judged (partial)"}[holds]
+
+
+def _verdict_html(holds) -> str:
+    return f"<span class='{'holds' if holds else 'fails'}'>{verdict(holds)}</span>"
+
+
+def _analysed(fig_dir: Path) -> dict | None:
+    """claims.json, else the partial.json of a `reproduce --only` call, else None."""
+    return read_claims(fig_dir) or read_partial(fig_dir)
+
+
 def _img(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode()
     return f'<img alt="{html.escape(path.name)}" src="data:image/png;base64,{data}">'
@@ -49,18 +72,18 @@ def _claims_table(claims: list[dict]) -> str:
     rows = ["<table class='claims'><tr><th>claim</th><th>statistic</th><th>aggregate</th>"
             "<th>per seed</th><th>verdict</th></tr>"]
     for c in claims:
-        verdict = "<span class='holds'>holds</span>" if c["holds"] else "<span class='fails'>does not hold</span>"
         per = "<br>".join(f"{e(k)}: {e(_fmt(v))}" for k, v in c.get("per_seed", {}).items())
         note = f"<br><i>{e(c['note'])}</i>" if c.get("note") else ""
         rows.append(f"<tr><td><b>{e(c['id'])}</b><br>{e(c['text'])}</td><td>{e(c['statistic'])}</td>"
-                    f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td><td>{verdict}{note}</td></tr>")
+                    f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td>"
+                    f"<td>{_verdict_html(c['holds'])}{note}</td></tr>")
     return "\n".join(rows) + "</table>"
 
 
 def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     e = html.escape
     man = read_manifest(fig_dir)
-    doc = read_claims(fig_dir)
+    doc = _analysed(fig_dir)
     status = health(fig_dir)
     counts = Counter(status.values())
     parts = [f"<h2 id='{e(man['figure'])}'>{e(man['figure'])}: {e(man['title'])}</h2>",
@@ -115,9 +138,8 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
         summary += [(name, c) for c in claims]
     e = html.escape
     rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
-                   f"{'<span class=holds>holds</span>' if c['holds'] else '<span class=fails>does not hold</span>'}"
-                   f"</td></tr>" for f, c in summary)
-    n_hold = sum(c["holds"] for _, c in summary)
+                   f"{_verdict_html(c['holds'])}</td></tr>" for f, c in summary)
+    n_hold = sum(c["holds"] is True for _, c in summary)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>groklab report: {e(root.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>groklab report: {e(str(root))}</h1>"
             f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {n_hold} of {len(summary)} claims hold.</p>"
@@ -135,12 +157,12 @@ def markdown(root: str | Path) -> str:
         raise ConfigError("report", str(root), "is not a directory")
     lines = ["| figure | claim | aggregate | verdict |", "| --- | --- | --- | --- |"]
     for d in experiment_dirs(root):
-        doc = read_claims(d)
+        doc = _analysed(d)
         if doc is None:
             continue
         for c in doc["claims"]:
             agg = _fmt(c.get("aggregate", {})).replace("|", "/")
-            lines.append(f"| {doc['figure']} | {c['text']} | {agg} | {'holds' if c['holds'] else 'does not hold'} |")
+            lines.append(f"| {doc['figure']} | {c['text']} | {agg} | {verdict(c['holds'])} |")
     if len(lines) == 2:
-        raise ConfigError("report", str(root), "holds no claims.json (no experiment); run groklab reproduce first")
+        raise ConfigError("report", str(root), "holds no analysed experiment (no claims); run groklab reproduce first")
     return "\n".join(lines)

@@ -102,6 +102,10 @@ def test_only_trains_a_subset_without_verdicts_and_a_full_run_completes_it(tmp_p
     assert part["trained"] == trained and part["of"] == 12 and part["only"] == "add/*"
     assert all(c["holds"] is None and "partial: 3 of 12" in c["note"] for c in part["claims"])
     assert read_claims(out / "fig6") is None  # nothing judged on a subset
+    from groklab.report import markdown, write_report
+    rows = markdown(out).splitlines()[2:]
+    assert rows and all(r.endswith("| not judged (partial) |") for r in rows)
+    assert "not judged (partial)" in write_report(out).read_text()
     assert main(args) == 0  # the rest, then verdicts over all twelve
     assert "3 of 12 runs already finished; training 9" in capsys.readouterr().out
     assert all(isinstance(c["holds"], bool) for c in read_claims(out / "fig6")["claims"])
