@@ -9,8 +9,9 @@ encoding), build it as the loop does and time the loop's own step (SoloStep, med
 after 3 warm-up steps) and one evaluation of the train and test sets. A run costs steps x step time +
 (steps / eval.every) x eval time; measures, checkpoints and start-up are left out, and early stops are not
 credited: a lower bound for runs that train their whole horizon, an upper bound for runs that generalize
-and stop (paper 000's fig4 at the paper profile ran in 0.4 of its estimate). One thread on a CPU (torch.set_num_threads(1), as `reproduce --jobs N` runs each job): divide by the
-jobs run at once. Prints one line per shape, the hours per figure, and the fp32 matmul GFLOP/s it ran at.
+and stop (paper 000's fig4 at the paper profile ran in 0.4 of its estimate). One thread on a CPU
+(torch.set_num_threads(1), as `reproduce --jobs N` runs each job): divide by the jobs run at once.
+Prints one line per shape, the hours per figure, and the fp32 matmul GFLOP/s it ran at.
 """
 from __future__ import annotations
 
