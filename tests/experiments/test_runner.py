@@ -106,6 +106,7 @@ def test_only_trains_a_subset_without_verdicts_and_a_full_run_completes_it(tmp_p
     rows = markdown(out).splitlines()[2:]
     assert rows and all(r.endswith("| not judged (partial) |") for r in rows)
     assert "not judged (partial)" in write_report(out).read_text()
+    assert main(["check", str(out)]) == 0 and "experiment, partial (--only)" in capsys.readouterr().out
     assert main(args) == 0  # the rest, then verdicts over all twelve
     assert "3 of 12 runs already finished; training 9" in capsys.readouterr().out
     assert all(isinstance(c["holds"], bool) for c in read_claims(out / "fig6")["claims"])

@@ -7,7 +7,7 @@ from groklab.config import make_config
 from groklab.errors import ConfigError
 from groklab.store.lock import holder
 from groklab.store.run import RunStore
-from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest
+from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest, read_partial
 
 
 def check_run(path: Path) -> dict:
@@ -51,7 +51,9 @@ def check_tree(root: str | Path) -> list[dict]:
         entry = {"path": str(d), "ok": False, "status": "experiment", "steps": None, "rows": None, "problem": ""}
         try:
             read_manifest(d)
-            entry["status"] = "experiment, analysed" if read_claims(d) is not None else "experiment, not analysed"
+            judged = read_claims(d) is not None
+            entry["status"] = ("experiment, analysed" if judged else "experiment, partial (--only)"
+                               if read_partial(d) is not None else "experiment, not analysed")
             entry["ok"] = True
         except ConfigError as err:
             entry["problem"] = str(err)
