@@ -54,7 +54,8 @@ def verdict(holds) -> str:
 
 
 def _verdict_html(holds) -> str:
-    return f"<span class='{'holds' if holds else 'fails'}'>{verdict(holds)}</span>"
+    css = {True: "holds", False: "fails", None: "partial"}[holds]  # not judged: neither green nor red
+    return f"<span class='{css}'>{verdict(holds)}</span>"
 
 
 def _analysed(fig_dir: Path) -> dict | None:

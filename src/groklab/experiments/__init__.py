@@ -68,17 +68,17 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int =
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
     if only is not None and (not isinstance(only, str) or not only.strip() or len(only) > 200):
         raise ConfigError("only", str(only)[:60], "must be a glob over run names, 1-200 characters: 'mul/b512/*'")
-    modules, names = resolve(target), []
-    for m in modules:  # every config of every figure validated before anything is trained
+    modules, names = [], []
+    for m in resolve(target):  # every config of every figure validated before anything is trained
         specs = specs_of(m, profile, seeds, overrides)
-        for spec in select(specs, only):
+        chosen = select(specs, only)
+        for spec in chosen:
             make_config(list(spec.overrides))
         names += [s.name for s in specs]
-    if only is not None:
-        modules = [m for m in modules if select(specs_of(m, profile, seeds, overrides), only)]
-        if not modules:
-            raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
-                              f"like {names[0]!r}")
+        modules += [m] if chosen or only is None else []  # --only skips a figure none of whose runs match
+    if only is not None and not modules:
+        raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
+                          f"like {names[0]!r}")
     return [run_figure(m, Path(out), profile, seeds, jobs, echo, overrides, only) for m in modules]
 
 

@@ -51,9 +51,12 @@ def check_tree(root: str | Path) -> list[dict]:
         entry = {"path": str(d), "ok": False, "status": "experiment", "steps": None, "rows": None, "problem": ""}
         try:
             read_manifest(d)
-            judged = read_claims(d) is not None
-            entry["status"] = ("experiment, analysed" if judged else "experiment, partial (--only)"
-                               if read_partial(d) is not None else "experiment, not analysed")
+            if read_claims(d) is not None:
+                entry["status"] = "experiment, analysed"
+            elif read_partial(d) is not None:
+                entry["status"] = "experiment, partial (--only)"
+            else:
+                entry["status"] = "experiment, not analysed"
             entry["ok"] = True
         except ConfigError as err:
             entry["problem"] = str(err)
