@@ -99,19 +99,37 @@ def test_resnet_runs_its_controls_and_states_three_claims(tree):
 
 
 def test_resnet_claims_on_synthetic_events():
-    ev = {"t_train": {"grok": [100, 200, 100], "wd0": [100, 100, 100], "random": [300, 300, None]},
-          "go_step": {"grok": [900, 1300, 400]},
-          "u_acc": {"grok": [0.97, 0.95, 0.99]},
-          "u_or_max": {"wd0": [0.30, 0.35, 0.31], "random": [0.05, 0.05, 0.05]},
-          "test_at_fit": {"wd0": [0.25, 0.20, 0.30], "random": [0.04, 0.05, 0.05]}}
+    ev = {"t_fit": {"grok": [100, 200, 100], "wd0": [100, 100, 100], "random": [300, 300, None]},
+          "t_rise": {"grok": [900, 1300, 400]},
+          "best": {"grok": [0.97, 0.95, 0.99], "wd0": [0.30, 0.35, 0.31], "random": [0.25, 0.25, 0.25]},
+          "at_fit": {"wd0": [0.25, 0.20, 0.30], "random": [0.04, 0.05, 0.05]},
+          "chance": {"wd0": [0.1] * 3, "random": [0.2] * 3}}
     c1, c2, c3 = resnet.claims(ev)
     assert c1.per_seed["late_ratio"] == [8.0, 5.5, 3.0] and not c1.holds  # seed 2 rose after 3 fitting times
-    ev["go_step"]["grok"][2] = 700
+    ev["t_rise"]["grok"][2] = 700
     assert resnet.claims(ev)[0].holds
     assert c2.per_seed["rise"][1] == pytest.approx(0.15) and not c2.holds  # one seed rose by 0.15
     assert not c3.holds  # seed 2 never fit the random labels: no memorization to speak of
-    ev["t_train"]["random"][2] = 300
-    assert resnet.claims(ev)[2].holds
+    ev["t_fit"]["random"][2] = 300
+    assert resnet.claims(ev)[2].holds  # 0.25 is 0.05 above chance (0.2), not 0.2 above the value at the fit
+    ev["chance"]["random"] = [0.1] * 3
+    assert not resnet.claims(ev)[2].holds
+
+
+def test_resnet_rise_is_measured_from_chance_on_a_real_curve():
+    """A run that memorized below chance, was knocked back to chance by a loss spike, then generalized."""
+    steps = list(range(0, 1100, 100))
+    train = [0.2, 1, 1, 1, 0.3, 1, 1, 1, 1, 1, 1]
+    test = [0.2, 0.08, 0.08, 0.08, 0.12, 0.2, 0.21, 0.2, 0.55, 0.9, 0.95]
+    df = pd.DataFrame({"run": "grok/s0", "seed": 0, "step": steps, "train/acc": train, "test/acc": test,
+                       "task.cells": 2, "task.entries": 6, "task.weight": "mod", "task.mod": 5, "task.labels": "sum",
+                       "split.seed": 0})
+    ev = resnet.rises(df)
+    # residues of the 6 pictures mod 5: 0 twice, 1..4 once; by a DFT the 6^4 sums hit 0 260 times, the rest 259
+    assert ev["chance"]["grok"][0] == pytest.approx(260 / 1296)
+    assert ev["t_fit"]["grok"] == [100] and ev["t_rise"]["grok"] == [800]  # 0.55 >= 0.2006 + 0.1 (500: chance)
+    assert ev["best"]["grok"] == [0.95]
+    assert resnet.claims(ev)[0].per_seed["late_ratio"] == [7.0]
 
 
 def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():

@@ -1,5 +1,6 @@
 """Grokking events on synthetic curves: t_train / t_test / gap, and 004's GO-epoch, U-Acc, L-Acc."""
 from groklab.measures import grok_events
+from groklab.measures.curves import rise_over
 
 STEPS = list(range(0, 1100, 100))
 
@@ -37,3 +38,15 @@ def test_onset_rise_time_and_drops_on_the_normalised_test_accuracy():
     assert e["drops"] == 2  # 0.99 -> 0.9 and 1.0 -> 0.8
     flat = events([0.02, 0.03, 0.05, 0.04])
     assert flat["onset"] is None and flat["rise_time"] is None and flat["drops"] == 0
+
+
+def test_rise_over_measures_from_chance_when_memorization_sits_below_it():
+    steps = [0, 100, 200, 300, 400, 500]
+    train = [0.2, 1.0, 1.0, 1.0, 1.0, 1.0]
+    test = [0.2, 0.08, 0.2, 0.25, 0.35, 0.9]
+    ev = rise_over(steps, train, test, floor=0.2)
+    assert ev == {"t_fit": 100, "at_fit": 0.08, "base": 0.2, "t_rise": 400, "best": 0.9}
+    assert rise_over(steps, train, test)["t_rise"] == 200  # from the value at the fit, back-to-chance is a rise
+    flat = rise_over(steps, train, [0.2, 0.08, 0.1, 0.12, 0.1, 0.1], floor=0.2)
+    assert flat["t_rise"] is None and flat["best"] == 0.12
+    assert rise_over(steps, [0.5] * 6, test)["t_fit"] is None  # never fit: nothing to measure

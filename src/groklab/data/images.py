@@ -80,14 +80,13 @@ def check(cells, entries, side, weight: str, mod, labels: str) -> None:
         raise ConfigError("task.mod", mod, "must be an integer >= 2 with task.weight=mod")
 
 
-def make_image_task(cells: int = 2, entries: int = 11, side: int = 224, weight: str = "sides", mod: int = 2,
-                    labels: str = "sum", seed: int = 0) -> ImageTask:
-    """All entries ** (cells ** 2) grids, rendered; labels by weight sum (mod m), or random (seeded)."""
-    check(cells, entries, side, weight, mod, labels)
+def grid_labels(cells: int = 2, entries: int = 11, weight: str = "sides", mod: int = 2, labels: str = "sum",
+                seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Every grid's cell ids [N, cells^2] (row-major, lexicographic), its label [N] and the number of classes,
+    without rendering: what the analysis needs for chance levels."""
     K = cells * cells
     n = entries ** K
-    i = torch.arange(n)
-    ops = i[:, None] // entries ** torch.arange(K - 1, -1, -1) % entries  # row-major cell ids, lexicographic
+    ops = torch.arange(n)[:, None] // entries ** torch.arange(K - 1, -1, -1) % entries
     w = torch.tensor(sides_of(entries))
     y = w[ops].sum(1)
     if weight == "mod":
@@ -95,7 +94,23 @@ def make_image_task(cells: int = 2, entries: int = 11, side: int = 224, weight: 
     n_classes = int(w.max()) * K + 1 if weight == "sides" else mod
     if labels == "random":
         y = torch.randint(0, n_classes, (n,), generator=torch.Generator().manual_seed(seed))
-    c = side // cells
+    return ops, y, n_classes
+
+
+def chance(cells: int = 2, entries: int = 11, weight: str = "sides", mod: int = 2, labels: str = "sum",
+           seed: int = 0) -> float:
+    """Accuracy of always answering the most common label: its share of all grids (a random split's test
+    set has the same share up to sampling noise). A memorizing network can sit below it (mod m labels)."""
+    y = grid_labels(cells, entries, weight, mod, labels, seed)[1]
+    return float(torch.bincount(y).max()) / len(y)
+
+
+def make_image_task(cells: int = 2, entries: int = 11, side: int = 224, weight: str = "sides", mod: int = 2,
+                    labels: str = "sum", seed: int = 0) -> ImageTask:
+    """All entries ** (cells ** 2) grids, rendered; labels by weight sum (mod m), or random (seeded)."""
+    check(cells, entries, side, weight, mod, labels)
+    ops, y, n_classes = grid_labels(cells, entries, weight, mod, labels, seed)
+    n, c = len(y), side // cells
     pics = torch.stack([polygon(s, c) for s in sides_of(entries)])  # [entries, c, c]
     img = pics[ops].view(n, cells, cells, c, c).permute(0, 1, 3, 2, 4).reshape(n, 1, side, side)
-    return ImageTask(Table("shapes", entries, ops, y), img.contiguous(), n_classes, cells, tuple(w.tolist()))
+    return ImageTask(Table("shapes", entries, ops, y), img.contiguous(), n_classes, cells, tuple(sides_of(entries)))

@@ -135,3 +135,20 @@ def after_grok(steps: Sequence[int], acc: Sequence[float], high: float = 0.99,
         elif down and a >= high:
             down = False
     return float(min(acc[start:])), n
+
+
+def rise_over(steps: Sequence[int], train_acc: Sequence[float], test_acc: Sequence[float], floor: float = 0.0,
+              train_thr: float = 0.99, rise: float = 0.1) -> dict:
+    """The rise of test accuracy after the training set is fit, measured from max(its value at the fit, floor).
+
+    With `floor` = chance, a network that memorized *below* chance (mod-m labels: its neighbours' labels are
+    never its own) and is knocked back to chance by a loss spike has not risen. Returns t_fit, at_fit, base,
+    t_rise (first eval from t_fit on with test acc >= base + rise; None: no rise) and best (highest test acc
+    from t_rise on, or from t_fit on when it never rose; None: never fit)."""
+    fit = next((i for i, a in enumerate(train_acc) if a >= train_thr), None)
+    if fit is None:
+        return {"t_fit": None, "at_fit": None, "base": None, "t_rise": None, "best": None}
+    base = max(float(test_acc[fit]), floor)
+    up = next((i for i in range(fit, len(test_acc)) if test_acc[i] >= base + rise), None)
+    return {"t_fit": int(steps[fit]), "at_fit": float(test_acc[fit]), "base": base,
+            "t_rise": None if up is None else int(steps[up]), "best": float(max(test_acc[fit if up is None else up:]))}
