@@ -76,6 +76,9 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
                     ax.set_xlabel("step")
                 if j == 0:
                     ax.set_ylabel("accuracy")
-        axes[0][-1].legend(loc="lower right", title="test solid, train dashed", title_fontsize=6)
+        # top right, or the last panel with lines (a partial tree leaves panels empty)
+        labelled = [ax for ax in [axes[0][-1], *axes.flat[::-1]] if ax.get_legend_handles_labels()[1]]
+        if labelled:
+            labelled[0].legend(loc="lower right", title="test solid, train dashed", title_fontsize=6)
         fig.suptitle(title)
         return save(fig, path, pdf=True)

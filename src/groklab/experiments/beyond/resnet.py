@@ -23,8 +23,9 @@ import pandas as pd
 from groklab.data.images import chance
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
-from groklab.experiments.variants import by_variant, curves
+from groklab.experiments.variants import by_variant, curves, variant_of
 from groklab.measures.curves import rise_over
+from groklab.plots.curves import acc_grid
 
 NAME = "resnet"
 TITLE = "ResNet-18 on 2 x 2 grids of polygons, label the sum of their sides (quick: mod 5), with controls"
@@ -59,6 +60,10 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "resnet", "004 Fig 7: ResNet-18, polygon grids", list(VARIANTS))
+    if not df.empty:  # the rise comes at a different step on each seed, which a median over seeds blurs
+        figs += acc_grid(df.assign(variant=df["run"].map(variant_of), seed_=df["seed"].map("seed {}".format)),
+                         out / "resnet_seeds", rows=None, cols="variant", line="seed_",
+                         title="ResNet-18, polygon grids, per seed", order={"variant": list(VARIANTS)})
     return figs, claims(rises(df))
 
 
