@@ -1,0 +1,163 @@
+"""Claims of paper 000 judged from measures (token statistics, Hessian, ranks, spectra, sampler, adaptive c)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def test_fig8_claims_on_given_token_statistics():
+    from groklab.experiments.embedding import fig8
+
+    mk = lambda imb, absent: {"imbalance": imb, "absent": [0.1, absent]}  # noqa: E731
+    stats = {"random": [mk(2.0, 0.4)] * 2, "uniform": [mk(1.0, 0.3)] * 2, "skewed": [mk(6.0, 0.7)] * 2}
+    assert all(c.holds for c in fig8.claims(stats))
+    stats["skewed"] = [mk(6.0, 0.7), mk(1.5, 0.2)]  # one seed where skewed is not the most uneven
+    assert not any(c.holds for c in fig8.claims(stats))
+    assert not any(c.holds for c in fig8.claims({}))
+
+
+def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
+    """The uniform split balances operand a to +-1 count; a full-batch sampler never misses a token."""
+    from groklab import make_config, train
+    from groklab.experiments.embedding.fig8 import token_stats
+
+    cfg = make_config(["p=11", "split=uniform", "split.frac_train=0.5", "steps=0", "sampler=full",
+                       "model.d_emb=4", "model.d_hidden=8", "progress=false"])
+    train(cfg, out=tmp_path / "r")
+    s = token_stats(tmp_path / "r")
+    counts = [round(f * 60) for f in s["train"]]  # floor(0.5 * 121) = 60 training rows
+    assert sum(counts) == 60 and max(counts) - min(counts) <= 1 and s["missing"] == 0
+    assert s["absent"] == [0.0] * 11 and abs(sum(s["test"]) - 1) < 1e-9
+
+
+def test_fig3_claims_on_given_zero_shares():
+    from groklab.experiments.embedding import fig3
+
+    c = {x.id: x for x in fig3.claims({"random": [0.06, 0.07], "uniform": [0.05, 0.06], "skewed": [0.08, 0.09]})}
+    assert c["sparse_gradient_columns"].holds and c["skewed_sparser_than_uniform"].holds
+    c = {x.id: x for x in fig3.claims({"random": [0.0, 0.07], "uniform": [0.05, 0.06], "skewed": [0.04, 0.05]})}
+    assert not c["sparse_gradient_columns"].holds and not c["skewed_sparser_than_uniform"].holds
+
+
+def _hessian_df(ratio_of):
+    rows = []
+    for name in ("adam", "adam_lr", "adam_lr_adaptive"):
+        for s in range(2):
+            for step in (0, 100, 200, 300):
+                rows.append({"run": f"{name}/s{s}", "step": step, "hessian/E_top": ratio_of[name] * 10.0,
+                             "hessian/W_top": 10.0})
+    return pd.DataFrame(rows)
+
+
+def test_fig7_claims_from_hessian_metrics():
+    from groklab.experiments.embedding import fig7
+
+    per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(_hessian_df(r)).items()) if k.startswith(n + "/")]
+           for r in [{"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}] for n in fig7.OPTIMS}
+    c = {x.id: x for x in fig7.claims(per)}
+    assert all(x.holds for x in c.values()) and c["adam_E_much_flatter_than_W"].per_seed["adam"] == [0.01, 0.01]
+    c = {x.id: x for x in fig7.claims({"adam": [0.5, 0.5], "adam_lr": [0.05, 0.05], "adam_lr_adaptive": [1.5, 1.5]})}
+    assert not c["adam_E_much_flatter_than_W"].holds and not c["adam_lr_closer"].holds
+    assert c["adam_lr_adaptive_closer"].holds  # |log 1.5| < |log 0.5|: closer from above counts too
+    c2 = fig7.claims({"adam": [0.5, 0.5], "adam_lr_adaptive": [0.9, 0.9]})
+    assert c2[2].holds and not c2[1].holds  # no adam_lr runs: that claim cannot hold
+    near = fig7.claims({"adam": [0.09, 0.111, 0.12], "adam_lr": [0.1, 0.2, 0.3]})
+    assert not near[0].holds and near[0].aggregate["lo"] < 0.1 < near[0].aggregate["hi"]  # CI straddles 0.1
+    assert not near[1].holds  # closer in the mean, but not beyond the seeds' spread
+    assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[0].holds
+
+
+def test_fig10_rank_definitions_on_a_known_spectrum():
+    from groklab.experiments.embedding import fig10
+
+    s = np.array([2.0, 1.0, 0.01, 0.001, 0.0001])  # sigma / sigma_max = 1, 0.5, 5e-3, 5e-4, 5e-5
+    assert [fig10.rank_of(s, d) for d in ("rtol1e-2", "rtol1e-3", "rtol1e-4")] == [2.0, 3.0, 4.0]
+    assert fig10.rank_of(s, "stable") == pytest.approx((4 + 1 + 1e-4 + 1e-6 + 1e-8) / 4)
+    assert fig10.rank_of(np.zeros(3), "stable") == 0.0 and fig10.rank_of(np.ones(7), "rtol1e-2") == 7.0
+
+
+def test_fig10_claims_under_each_definition():
+    from groklab.experiments.embedding import fig10
+
+    def pts(ew, e, w):  # (first, at t_test, last) of each matrix, the same under every definition
+        return {(d, m): v for d in fig10.DEFS for m, v in (("EW", ew), ("E", e), ("W", w))}
+
+    st = {}
+    for n in fig10.SETUPS:
+        for s in range(3):
+            lr = n.startswith("adam_lr")
+            ew = (40.0, 20.0 + s, 10.0 if lr else 20.0 + s)
+            st[f"{n}/s{s}"] = pts(ew, (49.0, 48.0, 47.0 - s), (256.0, 90.0, 60.0))
+    c = {x.id: x for x in fig10.claims(st)}
+    assert len(c) == 4 * len(fig10.DEFS) and all(x.holds for x in c.values())
+    assert c["rank_E_stable[stable]"].per_seed["adam_wd1e-3"] == pytest.approx([2 / 49, 3 / 49, 4 / 49])
+    st["adam_wd5e-3/s1"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 20.0), (256.0, 250.0, 250.0))  # one seed moves on
+    c = {x.id: x for x in fig10.claims(st)}
+    assert not any(c[f"{k}[rtol1e-3]"].holds for k in ("only_adam_lr_changes_rank_after_grokking", "rank_E_stable",
+                                                       "rank_W_decreases"))
+    assert c["rank_EW_decreases[rtol1e-3]"].holds
+    st["adam_lr_adaptive_wd1e-3/s0"] = pts((40.0, 20.0, 45.0), (49.0, 1.0, 1.0), (256.0, 256.0, 256.0))
+    assert fig10.claims(st)[0].holds  # adaptive c is reported, not judged
+    assert not any(x.holds for x in fig10.claims({}))
+
+
+def test_fig11_claims_on_key_shares_in_token_and_dlog_order():
+    from groklab.experiments.embedding import fig11
+
+    per = {"token": {"add": [0.9, 0.8, 0.95], "mul": [0.2, 0.25, 0.22], "div": [0.21, 0.23, 0.2]},
+           "dlog": {"add": [0.3, 0.3, 0.3], "mul": [0.97, 0.99, 0.98], "div": [0.4, 0.5, 0.3]}}
+    c = {x.id: x for x in fig11.claims(per)}
+    assert c["add_peaked_token"].holds and not c["mul_peaked_token"].holds and c["mul_peaked_dlog"].holds
+    assert c["add_peaked_vs_div_token"].holds and c["mul_peaked_vs_div_dlog"].holds
+    assert not c["mul_peaked_vs_div_token"].holds  # 0.22 vs 0.21: the CI of the difference straddles 0
+    assert c["mul_peaked_dlog"].aggregate["threshold"] == fig11.PEAKED and c["mul_peaked_dlog"].per_seed == {
+        "mul": [0.97, 0.99, 0.98]}
+    per["dlog"]["div"] = [0.96, 0.99, 0.97]  # div as peaked as mul in its own order: not "more diffuse"
+    assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_vs_div_dlog"].holds
+    per["dlog"]["mul"] = [0.99]  # one seed: no CI, no verdict
+    assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_dlog"].holds
+    assert not any(x.holds for x in fig11.claims({}))
+
+
+def test_sampler_claims_on_given_entropies_and_times():
+    from groklab.experiments.embedding import sampler
+
+    ent = {"gamma1e-4": [0.0, 0.01, 0.002], "tau0.3": [0.86, 0.9, 0.88]}
+    times = {"random": [1500.0, 1600.0, 1700.0], "tau0.3": [1000.0, 1100.0, 1200.0]}
+    c = {x.id: x for x in sampler.claims(ent, times)}
+    assert all(x.holds for x in c.values()) and c["entropy_sampler_groks_sooner"].aggregate["diff"] == 500.0
+    ent["tau0.3"] = [0.995, 0.999, 0.998]  # indistinguishable from uniform
+    times["tau0.3"] = [1400.0, 1800.0, 1600.0]
+    c = {x.id: x for x in sampler.claims(ent, times)}
+    assert not c["default_tau_samples_meaningfully"].holds and not c["entropy_sampler_groks_sooner"].holds
+    assert not any(x.holds for x in sampler.claims({}, {}))
+
+
+def test_sampler_entropies_from_metric_rows():
+    from groklab.experiments.embedding import sampler
+
+    df = pd.DataFrame({"run": ["tau0.3/s0"] * 3 + ["tau0.3/s1"] * 2, "step": [0, 100, 200, 0, 100],
+                       "sampler/entropy": [1.0, 0.8, 0.9, 1.0, 0.5]})
+    assert sampler.entropies(df) == {"tau0.3": [pytest.approx(0.85), 0.5]}  # step 0 (uniform by construction) left out
+
+
+def test_adaptive_c_claims_on_given_times_and_frequencies():
+    from groklab.experiments.embedding import adaptive
+
+    times, f_E = {}, {}
+    for B in adaptive.BATCHES:
+        for split in adaptive.SPLITS:
+            rare = (B, split) == adaptive.RARE
+            times[B, split, "fixed10"] = [1000.0, 1100.0, 1200.0]
+            times[B, split, "mean"] = [1050.0, 1150.0, 1250.0]  # 5% later: within the 25% margin
+            times[B, split, "row"] = [700.0, 800.0, 900.0] if rare else [1000.0, 1100.0, 1200.0]
+            f_E[B, split, "mean"] = [0.8, 0.82, 0.81] if rare else [0.999, 0.998, 0.999]
+    c = {x.id: x for x in adaptive.claims(times, f_E)}
+    assert all(x.holds for x in c.values()), {k: x.aggregate for k, x in c.items()}
+    assert c["row_c_faster_where_tokens_are_rare"].aggregate["diff"] == 350.0
+    times[512, "random", "mean"] = [1500.0, 1600.0, 1700.0]  # 45% later in one cell
+    f_E[512, "random", "mean"] = [0.9, 0.92, 0.91]
+    c = {x.id: x for x in adaptive.claims(times, f_E)}
+    assert not c["adaptive_mean_no_later_than_fixed_c10"].holds and c["adaptive_row_no_later_than_fixed_c10"].holds
+    assert not c["f_E_below_one_only_where_tokens_are_rare"].holds
+    assert not any(x.holds for x in adaptive.claims({}, {}))
