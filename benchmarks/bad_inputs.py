@@ -58,6 +58,9 @@ def _damage(run: Path, how: str) -> None:
         (run / "config.yaml").write_text((run / "config.yaml").read_text()[:40])
     elif how == "ckpt-random":
         (run / "ckpt.pt").write_bytes(os.urandom(2000))
+    elif how == "runs-trunc":
+        runs = next(run.rglob("runs.jsonl.gz"))
+        runs.write_bytes(runs.read_bytes()[:200])
     elif how == "claims-trunc":
         claims = next(run.rglob("claims.json"))
         claims.write_text(claims.read_text()[:30])
@@ -70,7 +73,8 @@ def _damage(run: Path, how: str) -> None:
 
 def setup(tmp: Path, fixture: Path, spec: str) -> None:
     """Prepare `tmp` for a case: `run`, `run:<damage>`, `file`, `binary`, `list`, `grid:<yaml>`, `empty`,
-    `tree[:diverged]`, `repro[:claims-trunc]`; several joined by `|`."""
+    `tree[:diverged]`, `repro[:claims-trunc]`, `mine` (a user's folder), `archive[:runs-trunc]`; several
+    joined by `|`."""
     for part in filter(None, spec.split("|")):
         kind, _, arg = part.partition(":")
         if kind == "run":
@@ -93,16 +97,25 @@ def setup(tmp: Path, fixture: Path, spec: str) -> None:
         elif kind == "repro":
             shutil.copytree(fixture.parent / "fixture-repro", tmp / "repro")
             _damage(tmp / "repro", arg)
+        elif kind == "mine":  # a folder of the user's own files
+            (tmp / "mine").mkdir()
+            (tmp / "mine" / "thesis.tex").write_text("mine\n")
+        elif kind == "archive":
+            shutil.copytree(fixture.parent / "fixture-archive", tmp / "archive")
+            _damage(tmp / "archive", arg)
 
 
 def _repro_fixture(root: Path) -> None:
     """A tiny finished `reproduce` tree (for the report cases)."""
     from groklab.experiments import reproduce
+    from groklab.experiments.archive import archive
 
     out = root / "fixture-repro"
     if not (out / "fig6").exists():
         reproduce("embedding/fig6", out, profile="quick", seeds=1, jobs=1,
                   overrides=("p=11", "steps=30", "model.d_emb=8", "model.d_hidden=32", "progress=false"))
+    if not (root / "fixture-archive").exists():
+        archive(out, root / "fixture-archive")
 
 
 def run_case(case, root: Path, fixture: Path, inproc: bool = False, timeout: float = 120) -> dict:

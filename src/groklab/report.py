@@ -12,6 +12,8 @@ import yaml
 from groklab.errors import ConfigError
 from groklab.store import (
     RunStore,
+    archive,
+    atomic_write,
     experiment_dirs,
     find_runs,
     read_claims,
@@ -21,6 +23,7 @@ from groklab.store import (
     read_summary,
 )
 
+HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "
 CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f3f3f3}.holds{color:#176b2c;font-weight:600}
@@ -29,13 +32,26 @@ pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}code{font-siz
 .paper{background:#f4f7fb;border-left:3px solid #7a9cc6;padding:.4em .8em}"""
 
 
-def health(fig_dir: Path) -> dict[str, str]:
-    """Run name -> status from disk: a run with an error note is 'failed'; without a summary, 'missing'."""
+def runs_of(fig_dir: Path) -> dict[str, dict]:
+    """Run name -> {"status", "error", "config"} from disk (a run tree) or from an archived study: a run
+    with an error note is 'failed'; without a summary, 'missing'."""
+    names = read_manifest(fig_dir)["runs"]
+    if (fig_dir / archive.RUNS).is_file():
+        docs = {d["run"]: d for d in archive.archived_runs(fig_dir)}
+        found = {n: docs.get(n, {"missing": True}) for n in names}
+        return {n: {"status": "failed" if d.get("error") else (d.get("summary") or {}).get("status", "missing"),
+                    "error": d.get("error"), "config": d.get("config")} for n, d in found.items()}
     out = {}
-    for name in read_manifest(fig_dir)["runs"]:
-        path = fig_dir / name
-        out[name] = "failed" if read_error(path) is not None else read_summary(path).get("status", "missing")
+    for name in names:
+        path, err = fig_dir / name, read_error(fig_dir / name)
+        out[name] = {"status": "failed" if err is not None else read_summary(path).get("status", "missing"),
+                     "error": err, "config": None}
     return out
+
+
+def health(fig_dir: Path) -> dict[str, str]:
+    """Run name -> status (see runs_of)."""
+    return {name: r["status"] for name, r in runs_of(fig_dir).items()}
 
 
 def _fmt(v) -> str:
@@ -63,6 +79,13 @@ def _analysed(fig_dir: Path) -> dict | None:
     return read_claims(fig_dir) or read_partial(fig_dir)
 
 
+def inside(folder: Path, name: str) -> Path | None:
+    """`folder/name` if that is a plain file inside `folder` (links resolved), else None: a report embeds
+    only the experiment tree's own files, whatever a claims.json names."""
+    path = (folder / name).resolve()
+    return path if path.is_file() and path.is_relative_to(folder.resolve()) else None
+
+
 def _img(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode()
     return f'<img alt="{html.escape(path.name)}" src="data:image/png;base64,{data}">'
@@ -85,7 +108,8 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     e = html.escape
     man = read_manifest(fig_dir)
     doc = _analysed(fig_dir)
-    status = health(fig_dir)
+    runs = runs_of(fig_dir)
+    status = {name: r["status"] for name, r in runs.items()}
     counts = Counter(status.values())
     parts = [f"<h2 id='{e(man['figure'])}'>{e(man['figure'])}: {e(man['title'])}</h2>",
              f"<p class='paper'><b>Paper:</b> {e(man['paper'])}</p>",
@@ -94,8 +118,9 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     claims = doc["claims"] if doc else []
     if doc:
         for f in doc["figures"]:
-            if f.endswith(".png") and (fig_dir / f).is_file():
-                parts.append(_img(fig_dir / f))
+            img = inside(fig_dir, f)
+            if img is not None and img.suffix == ".png":
+                parts.append(_img(img))
         parts.append(_claims_table(claims))
     else:
         parts.append("<p class='fails'>not analysed yet: no claims.json (re-run groklab reproduce)</p>")
@@ -104,22 +129,25 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     if bad:
         items = []
         for n, s in bad.items():
-            why = (read_error(fig_dir / n) or "").splitlines()[-1:] or [""]
+            why = (runs[n]["error"] or "").splitlines()[-1:] or [""]
             why = why[0]
             items.append(f"<tr><td>{e(n)}</td><td class='fails'>{e(s)}</td><td>{e(why)}</td></tr>")
         parts.append("<table><tr><th>run</th><th>status</th><th>error</th></tr>" + "".join(items) + "</table>")
-    parts.append(_configs(fig_dir, man))
+    parts.append(_configs(fig_dir, man, runs))
     return "\n".join(parts), claims, counts
 
 
-def _configs(fig_dir: Path, man: dict) -> str:
+def _configs(fig_dir: Path, man: dict, runs: dict) -> str:
     """The runs' overrides, and one resolved config in full (the rest differ only by the overrides)."""
     e = html.escape
     rows = "".join(f"<tr><td>{e(n)}</td><td><code>{e(' '.join(o))}</code></td></tr>" for n, o in man["runs"].items())
-    first = next(iter(find_runs(fig_dir)), None)
-    full = yaml.safe_dump(RunStore(first).config(), sort_keys=False) if first else ""
+    first = next(((n, r["config"]) for n, r in runs.items() if r["config"]), None)
+    if first is None:
+        run = next(iter(find_runs(fig_dir)), None)
+        first = (run.relative_to(fig_dir).as_posix(), RunStore(run).config()) if run else None
+    full = yaml.safe_dump(first[1], sort_keys=False) if first else ""
     return (f"<details><summary>Configs ({len(man['runs'])} runs)</summary><table><tr><th>run</th>"
-            f"<th>overrides</th></tr>{rows}</table><p>Resolved config of {e(first.name if first else '-')}:</p>"
+            f"<th>overrides</th></tr>{rows}</table><p>Resolved config of {e(first[0] if first else '-')}:</p>"
             f"<pre>{e(full)}</pre></details>")
 
 
@@ -141,14 +169,27 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
     rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
                    f"{_verdict_html(c['holds'])}</td></tr>" for f, c in summary)
     n_hold = sum(c["holds"] is True for _, c in summary)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>groklab report: {e(root.name)}</title>"
+    page = (f"{HEAD}{e(root.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>groklab report: {e(str(root))}</h1>"
             f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {n_hold} of {len(summary)} claims hold.</p>"
             f"<table id='verdicts'><tr><th>figure</th><th>claim</th><th>verdict</th></tr>{rows}</table>"
             + "\n".join(sections) + "</body></html>")
     path = Path(out) if out else root / "report.html"
-    path.write_text(page, encoding="utf-8")
+    if path.is_dir():
+        raise ConfigError("out", str(path), "is a directory; give a file name such as report.html")
+    if path.exists() and not _is_report(path):
+        raise ConfigError("out", str(path), "exists and is not a groklab report; pick a new file name")
+    atomic_write(path, page)  # the old report stays whole if this fails (e.g. a full disk)
     return path
+
+
+def _is_report(path: Path) -> bool:
+    """A page groklab wrote (it may replace it), recognised by how every report begins."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(HEAD)) == HEAD.encode()
+    except OSError:
+        return False
 
 
 def markdown(root: str | Path) -> str:

@@ -14,6 +14,7 @@ from groklab.cli import main
 from groklab.engine.record import eval_schedule
 from groklab.errors import RunBusy
 from groklab.store import RunStore, holder, read_metrics
+from groklab.store.files import tmp_name
 from groklab.sweep import expand, load_sweep, plan
 
 CLI = [sys.executable, "-m", "groklab.cli"]
@@ -56,7 +57,7 @@ def test_a_second_writer_in_the_same_process_is_refused(tmp_path):
 def test_stale_temp_files_of_dead_writers_are_removed(tmp_path):
     run = tmp_path / "r"
     train(make_config(tiny(steps=20)), out=run)
-    stale = [run / ".ckpt.pt.999999.tmp", run / ".metrics.jsonl.999999.tmp"]
+    stale = [tmp_name(run / "ckpt.pt"), tmp_name(run / "metrics.jsonl")]
     for f in stale:
         f.write_bytes(b"half a checkpoint")
     train(resume=run, steps=30)

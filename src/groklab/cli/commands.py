@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -68,7 +69,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from groklab.store import write_sweep_file
+    from groklab.store import check_out, make_out, write_sweep_file
     from groklab.sweep import EXECUTORS, Progress, expand, load_sweep, plan, run_units
 
     # checked here, before the sweep directory is created
@@ -77,11 +78,11 @@ def cmd_sweep(args) -> int:
     for name, value in (("workers", args.workers), ("members", args.members)):
         if value is not None and value < 1:
             raise ConfigError(name, value, "must be an integer >= 1")
-    out = Path(args.out)
+    out = check_out(args.out)  # new, empty or groklab's own: a folder of the user's files is refused
     sweep = load_sweep(args.file)
     runs = expand(sweep, out)  # every config validated before anything is written
     units, done, busy = plan(runs, args.packing, args.members)
-    write_sweep_file(out, Path(args.file).read_text())
+    write_sweep_file(make_out(out), Path(args.file).read_text())
     print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {len(busy)} being written by another "
           f"process, {sum(map(len, units))} to run in {len(units)} population(s)) -> {out}", file=sys.stderr)
     progress = Progress(len(runs), len(done) + len(busy), show=not args.quiet)
@@ -153,7 +154,8 @@ def cmd_reproduce(args) -> int:
         raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
-                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides), only=args.only)
+                     jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides) if args.overrides else None,
+                     only=args.only, source=args.source, command=_command())
     claims = [c for d in docs for c in d["claims"]]
     if args.only is not None:
         print(f"partial (--only): {len(claims)} claims measured on a subset, not judged; "
@@ -162,6 +164,20 @@ def cmd_reproduce(args) -> int:
         return 0
     print(f"{sum(c['holds'] for c in claims)} of {len(claims)} claims hold; "
           f"{time.perf_counter() - t0:.0f} s; report: groklab report {args.out}")
+    return 0
+
+
+def _command() -> str:
+    """The command line as typed (for the record a reproduction keeps of how it was made)."""
+    return "groklab " + shlex.join(sys.argv[1:])
+
+
+def cmd_archive(args) -> int:
+    from groklab.experiments.archive import archive
+
+    doc = archive(args.tree, args.dest, replace=args.replace, command=_command())
+    print(f"archived {args.tree} -> {doc['path']}: {len(doc['sessions'])} session(s), "
+          f"{doc['bytes'] / 1e6:.2f} MB; re-judge with groklab reproduce STUDY --from {doc['path']}")
     return 0
 
 

@@ -18,8 +18,10 @@ EXAMPLES = {
     "numberline": ["groklab numberline --model ~/models/gpt2 --numbers log:1:1e6:200 --out runs/nl",
                    "groklab numberline --run runs/mul-c10 --out runs/nl-grok"],
     "reproduce": ["groklab reproduce embedding/fig6 --profile quick --seeds 3 --out runs/repro",
-                  "groklab reproduce embedding/fig6 --profile paper p=59 --jobs 2 --out runs/r"],
-    "report": ["groklab report runs/repro", "groklab report runs/repro --markdown"],
+                  "groklab reproduce embedding/fig6 --profile paper --from results/embedding-paper --out runs/r"],
+    "report": ["groklab report runs/repro", "groklab report results/embedding-paper --markdown"],
+    "archive": ["groklab archive runs/repro results/embedding-quick",
+                "groklab archive runs/paper results/embedding-paper --replace"],
 }
 
 
@@ -92,16 +94,25 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                                       "ksum, landscape), or <paper>/all")
     r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
     r.add_argument("--profile", default="quick", help="quick (CPU-friendly sizes) or paper (the paper's)")
-    r.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
+    r.add_argument("--seeds", type=int, help="seeds per configuration (default 3; with --from, the archive's)")
     r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
     r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
     r.add_argument("--only", metavar="GLOB", help="train only the runs whose name matches (e.g. 'mul/b512/*'); "
                                                   "their statistics are written without verdicts")
+    r.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge the runs of a results archive "
+                   "(groklab archive) without training: claims, figures and report in seconds")
     _run_options(r)
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
-    rp.add_argument("dir", help="directory written by groklab reproduce")
+    rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
     rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
+    a = _sub(sub, "archive", c.cmd_archive, "keep a reproduction's evidence: groklab archive TREE results/NAME",
+             "Write the results archive of a reproduction's run tree: each study's manifest, claims and figures, "
+             "and per run the resolved config, every metric row, the summary and the measured arrays (no "
+             "checkpoints), with the build, machine and commands. Built aside and renamed in: all or nothing.")
+    a.add_argument("tree", help="the --out of groklab reproduce")
+    a.add_argument("dest", help="archive directory to write, e.g. results/embedding-paper")
+    a.add_argument("--replace", action="store_true", help="replace an existing archive at DEST")
     return ap, dict(sub.choices)
 
 

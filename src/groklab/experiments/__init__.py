@@ -10,6 +10,7 @@ from typing import Callable
 
 from groklab.config import make_config
 from groklab.engine.budget import allow_large
+from groklab.engine.machine import describe
 from groklab.errors import ConfigError
 from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, uniformity
 from groklab.experiments.beyond import fig4 as beyond_fig4
@@ -31,6 +32,8 @@ from groklab.experiments.embedding import (
 from groklab.experiments.investigation import birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
 from groklab.experiments.runner import default_jobs, run_figure, select, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
+from groklab.store import check_out, read_manifest
+from groklab.store.archive import FORMAT, is_archive, lacking, lacking_error, read_index
 
 PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
                                              init43, sampler, adaptive)},  # paper 000
@@ -54,32 +57,64 @@ def resolve(target: str) -> list:
 
 MAX_SEEDS = 1000  # seeds per configuration of a reproduction (every figure has several configurations)
 
-def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
-              echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None) -> list[dict]:
+def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int | None = None, jobs: int = 1,
+              echo: Callable = print, overrides: tuple[str, ...] | None = None, only: str | None = None,
+              source: str | Path | None = None, command: str | None = None) -> list[dict]:
     """Run, draw and check every figure of `target`; returns each figure's claims.json content. `only`, a
-    glob over run names ('mul/b512/*'), trains a subset of each figure and judges nothing (partial.json)."""
+    glob over run names ('mul/b512/*'), trains a subset of each figure and judges nothing (partial.json).
+    `source`, a results archive, re-judges its runs without training (seeds and overrides default to the
+    archive's). Seeds default to 3. `command` is recorded in each figure's manifest beside the machine."""
     if profile not in PROFILES:
         raise ConfigError("profile", profile, f"allowed: {', '.join(PROFILES)}")
-    if not isinstance(seeds, int) or seeds < 1:
+    if seeds is not None and (not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1):
         raise ConfigError("seeds", seeds, "must be an integer >= 1")
-    if seeds > MAX_SEEDS and not allow_large():  # before any run list is built
+    if seeds is not None and seeds > MAX_SEEDS and not allow_large():  # before any run list is built
         raise ConfigError("seeds", seeds, f"at most {MAX_SEEDS} seeds per configuration; pass --allow-large for more")
     if not isinstance(jobs, int) or jobs < 1:
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
     if only is not None and (not isinstance(only, str) or not only.strip() or len(only) > 200):
         raise ConfigError("only", str(only)[:60], "must be a glob over run names, 1-200 characters: 'mul/b512/*'")
-    modules, names = [], []
+    if source is not None and only is not None:
+        raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole")
+    check_out(out)  # a folder holding a user's files is refused before anything is trained
+    plans, names = [], []
     for m in resolve(target):  # every config of every figure validated before anything is trained
-        specs = specs_of(m, profile, seeds, overrides)
+        study = archived_study(source, m.NAME, profile) if source is not None else None
+        man = read_manifest(study) if study is not None else {}
+        n_seeds = seeds if seeds is not None else man.get("seeds", 3)
+        extra = tuple(overrides) if overrides is not None else tuple(man.get("overrides", ()))
+        specs = specs_of(m, profile, n_seeds, extra)
         chosen = select(specs, only)
         for spec in chosen:
             make_config(list(spec.overrides))
+        missing = lacking(study, [s.name for s in chosen]) if study is not None else []
+        if missing:
+            raise lacking_error(study, missing, len(chosen))
         names += [s.name for s in specs]
-        modules += [m] if chosen or only is None else []  # --only skips a figure none of whose runs match
-    if only is not None and not modules:
+        if chosen or only is None:  # --only skips a figure none of whose runs match
+            plans.append((m, n_seeds, extra, study))
+    if only is not None and not plans:
         raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
                           f"like {names[0]!r}")
-    return [run_figure(m, Path(out), profile, seeds, jobs, echo, overrides, only) for m in modules]
+    session = {"command": command or f"groklab.reproduce({target!r}, profile={profile!r}, seeds={seeds})",
+               "only": only, "machine": describe()}
+    return [run_figure(m, Path(out), profile, n, jobs, echo, extra, only, study, session)
+            for m, n, extra, study in plans]
+
+
+def archived_study(source: str | Path, name: str, profile: str) -> Path:
+    """The study `name` of the results archive `source`, checked to hold the requested profile."""
+    source = Path(source)
+    if not is_archive(source):
+        raise ConfigError("from", str(source), "is not a groklab results archive (no manifest.json of format "
+                                               f"{FORMAT}); make one with groklab archive")
+    index = read_index(source)
+    if name not in index["studies"]:
+        raise ConfigError("from", str(source), f"holds no study {name!r}; it holds {', '.join(index['studies'])}")
+    got = index["studies"][name].get("profile")
+    if got != profile:
+        raise ConfigError("from", str(source), f"holds {name} at profile {got!r}, not {profile!r}")
+    return source / name
 
 
 __all__ = ["PAPERS", "Claim", "RunSpec", "default_jobs", "reproduce", "resolve", "run_figure"]

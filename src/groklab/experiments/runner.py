@@ -12,8 +12,20 @@ from typing import Callable
 
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
+from groklab.errors import ConfigError
 from groklab.experiments.spec import RunSpec
-from groklab.store import clear_error, load_runs, read_summary, write_claims, write_error, write_manifest, write_partial
+from groklab.store import (
+    clear_error,
+    load_runs,
+    make_out,
+    read_manifest,
+    read_summary,
+    write_claims,
+    write_error,
+    write_manifest,
+    write_partial,
+)
+from groklab.store.archive import unpack
 from groklab.sweep import Progress, Run, plan, run_units
 
 
@@ -62,23 +74,32 @@ def select(specs: list, only: str | None) -> list:
 
 
 def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
-               echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None) -> dict:
+               echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None,
+               source: Path | None = None, session: dict | None = None) -> dict:
     """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content.
     With `only` (a glob over run names) it trains that subset and writes its statistics to partial.json
     without verdicts: a claim over runs that were not trained cannot be judged. A later call without
-    `only` skips the finished runs, trains the rest and judges."""
+    `only` skips the finished runs, trains the rest and judges. With `source` (an archived study) nothing
+    is trained: the archived runs are laid out below `out` and judged. `session` (command, machine) is
+    appended to the manifest's list of the calls that built this directory."""
     every = specs_of(module, profile, seeds, overrides)
     specs = select(every, only)
     configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
-    root = Path(out) / module.NAME
+    root = make_out(out) / module.NAME
     root.mkdir(parents=True, exist_ok=True)
     manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile,
                 "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in every}}
-    write_manifest(root, manifest if only is None else {**manifest, "only": only})
+    if only is not None:
+        manifest["only"] = only
+    if source is not None:
+        manifest["from"] = str(source)
+    sessions = _sessions(root) + ([dict(session)] if session else [])
+    write_manifest(root, {**manifest, "sessions": sessions})
     part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
-    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root}")
+    verb = f"re-judged from {source}" if source is not None else ""
+    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root} {verb}")
     t0 = time.perf_counter()
-    results = execute(root, configs, jobs, echo)
+    results = unpack(source, list(configs), root) if source is not None else execute(root, configs, jobs, echo)
     df = load_runs(root)
     df = df[df["run"].isin(configs)] if not df.empty else df  # ignore stray runs of another profile
     figures, claims = module.analyze(df, root)
@@ -87,6 +108,9 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
+    if sessions:
+        sessions[-1]["wall_s"] = doc["wall_s"]
+        write_manifest(root, {**manifest, "sessions": sessions})
     if only is not None:
         note = f"partial: {len(specs)} of {len(every)} runs ({only!r}); not judged"
         doc.update(only=only, trained=sorted(configs), of=len(every),
@@ -99,6 +123,14 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         verdict = {True: "holds", False: "FAILS", None: "partial"}[c["holds"]]
         echo(f"  [{verdict}] {c['id']}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc
+
+
+def _sessions(root: Path) -> list[dict]:
+    """The calls that built this figure directory so far (from its manifest; none when it is new or damaged)."""
+    try:
+        return list(read_manifest(root).get("sessions", []))
+    except ConfigError:
+        return []
 
 
 def _agg(aggregate: dict) -> str:

@@ -9,6 +9,7 @@ its last token is taken, after checking those tokens begin the full text's token
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,20 @@ def check_model_dir(path: str | Path) -> Path:
                                               "(download them yourself first, e.g. with `hf download`)")
     if not (path / "config.json").is_file():
         raise ConfigError("model", str(path), "not a Hugging Face model directory (no config.json)")
+    for name in ("config.json", "tokenizer_config.json"):
+        if _auto_map(path / name):
+            raise ConfigError("model", str(path), f"{name} names custom code (auto_map); groklab never runs code "
+                                                  "that comes with a model, only architectures transformers ships")
     return path
+
+
+def _auto_map(path: Path) -> bool:
+    """Whether a model file asks for code of its own (`auto_map`); an unreadable file is left to the loader."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and "auto_map" in doc
 
 
 def blocks(model: torch.nn.Module, n_layers: int) -> torch.nn.ModuleList:
@@ -66,12 +80,15 @@ def load(path: str | Path, device: str | torch.device = "cpu", dtype: str = "flo
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     try:
-        config = AutoConfig.from_pretrained(path, local_files_only=True)
+        # trust_remote_code=False: code shipped with a model is never run, and transformers never prompts
+        # for it (the prompt would read "y" from stdin and run it)
+        safe = {"local_files_only": True, "trust_remote_code": False}
+        config = AutoConfig.from_pretrained(path, **safe)
         archs = config.architectures or []
         causal = any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs)
         cls = AutoModelForCausalLM if causal else AutoModel
-        model = cls.from_pretrained(path, local_files_only=True, dtype=getattr(torch, dtype))
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = cls.from_pretrained(path, dtype=getattr(torch, dtype), **safe)
+        tokenizer = AutoTokenizer.from_pretrained(path, **safe)
     except (OSError, ValueError, KeyError) as err:
         reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
         raise ConfigError("model", str(path), f"could not be loaded offline ({reason})") from None

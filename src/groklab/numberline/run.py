@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import time
 from pathlib import Path
 
@@ -11,8 +12,8 @@ from groklab.errors import ConfigError
 from groklab.numberline.fourier import fourier_geometry, is_consecutive
 from groklab.numberline.numbers import numeral, parse_numbers
 from groklab.numberline.probe import direction, fit_x, layer_rows, orient
-from groklab.numberline.spec import NumberlineSpec, check_out, parse_layers
-from groklab.store import clean, write_json
+from groklab.numberline.spec import NumberlineSpec, parse_layers
+from groklab.store import atomic_write, check_out, clean, make_out, write_json
 
 
 def run_embedding(run_dir: str | Path) -> tuple[np.ndarray, int, str]:
@@ -69,10 +70,17 @@ def _scatter_layers(spec: NumberlineSpec, layers: list, n_layers: int | None) ->
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
     keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=keys)
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write(path, buf.getvalue())
+
+
+def _csv_text(rows: list[list]) -> str:
+    buf = io.StringIO(newline="")
+    csv.writer(buf).writerows(rows)
+    return buf.getvalue()
 
 
 def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
@@ -118,15 +126,13 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
         meta["tokenization"] = {"mean_subtokens": float(enc.n_sub.mean()), "max_subtokens": int(enc.n_sub.max()),
                                 "frac_clean_boundary": float(enc.clean.mean())}
     rows, Z, geo = analyze(H, n, spec)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_out(out)  # each file below is written whole or not at all (a re-run replaces them)
     _write_csv(out / "results.csv", [clean(r) for r in rows])
-    with open(out / "projections.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["layer", "method", "n"] + [f"z{j + 1}" for j in range(spec.dims)])
-        for layer, by_method in Z.items():
-            for method, z in by_method.items():
-                for i, x in enumerate(n):
-                    w.writerow([layer, method, numeral(x), *(f"{v:.6g}" for v in z[i])])
+    proj = [["layer", "method", "n"] + [f"z{j + 1}" for j in range(spec.dims)]]
+    for layer, by_method in Z.items():
+        for method, z in by_method.items():
+            proj += [[layer, method, numeral(x), *(f"{v:.6g}" for v in z[i])] for i, x in enumerate(n)]
+    atomic_write(out / "projections.csv", _csv_text(proj))
     meta["numbers"] = {"count": len(n), "min": float(n.min()), "max": float(n.max())}
     meta["layers"] = rows
     if geo:

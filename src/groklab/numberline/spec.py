@@ -1,7 +1,6 @@
 """The typed, validated options of one number-line analysis (CLI flags map onto these fields)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -51,14 +50,6 @@ def make_spec(**kw) -> NumberlineSpec:
     if spec.model is not None and spec.template.count("{n}") != 1:
         raise ConfigError("template", spec.template, "must contain '{n}' exactly once, e.g. 'The number {n}'")
     return spec
-
-
-def check_out(out: str | Path) -> Path:
-    """The output directory, refused if it exists and is not empty (nothing is overwritten)."""
-    out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ConfigError("out", str(out), "exists and is not an empty directory")
-    return out
 
 
 def parse_layers(text: str, n_layers: int) -> list[int]:

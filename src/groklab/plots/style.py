@@ -1,12 +1,15 @@
 """The one figure style of groklab: Agg backend (files only), paper-sized fonts, PNG (+ PDF) output."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402
+
+from groklab.store import atomic_write  # noqa: E402
 
 STYLE = {"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True, "grid.alpha": 0.3}
 
@@ -17,9 +20,13 @@ def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130) -> list[Path]
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     out = [path.with_suffix(".png")] + ([path.with_suffix(".pdf")] if pdf else [])
-    for f in out:
-        fig.savefig(f, dpi=dpi)
-    plt.close(fig)
+    try:
+        for f in out:  # rendered in memory, then written whole: a failed save leaves the old figure intact
+            buf = io.BytesIO()
+            fig.savefig(buf, dpi=dpi, format=f.suffix[1:])
+            atomic_write(f, buf.getvalue())
+    finally:
+        plt.close(fig)
     return out
 
 

@@ -4,13 +4,17 @@ NaN policy: a float that is not finite (NaN, +inf, -inf) is written as JSON `nul
 means is said by the file around it: a metric of a run whose `status` is `diverged` went non-finite;
 a claim's censored time (not reached within the run) is null. numpy scalars become Python numbers,
 tuples become lists, dict keys become strings. Every file is written beside its target under a name
-unique to the writer (`.<name>.<pid>.tmp`), fsynced, then renamed: readers see old or new, never half.
+unique to the writer (`.<name>.groklab-<pid>-<random>.tmp`, created exclusively, never through a link),
+fsynced, then renamed: readers see old or new, never half. Cleanup removes only files of that exact name
+shape, so a user's `.notes.tmp` is never touched; a file groklab appends to is opened without following links.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
+import secrets
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,18 +41,48 @@ def dumps(x: Any, indent: int | None = None) -> str:
     return json.dumps(clean(x), indent=indent, allow_nan=False)
 
 
+TMP = re.compile(r"\..+\.groklab-\d+-[0-9a-f]{8}\.tmp")  # the only temp names groklab makes (and removes)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def tmp_name(path: Path) -> Path:
-    """The writer's own temp file beside `path`: two writers never share one."""
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """The writer's own temp file beside `path`: pid and a random part, so two writers never share one and
+    no user's file has its name."""
+    return path.with_name(f".{path.name}.groklab-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def is_tmp(path: Path) -> bool:
+    """A temp file groklab made: its name has tmp_name's exact shape and it is a plain file, not a link."""
+    return TMP.fullmatch(path.name) is not None and path.is_file() and not path.is_symlink()
+
+
+def refuse_link(path: Path) -> None:
+    """A StoreError when `path` is a symbolic link: groklab never writes through a link it did not make."""
+    if Path(path).is_symlink():
+        raise StoreError(path, "is a symbolic link; groklab never writes through a link (remove it or pick "
+                               "another path)")
+
+
+def open_append(path: str | Path):
+    """`path` opened for appending text, created if missing, refused when it is a link."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
+    except OSError as err:
+        if path.is_symlink():
+            refuse_link(path)
+        raise err
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def atomic_write(path: str | Path, write: Callable | bytes | str) -> None:
     """Write via a temp file + fsync + rename. On any failure the temp file is removed and the old
-    file (if any) stays as it was."""
+    file (if any) stays as it was. A link at `path` is replaced, never written through."""
     path = Path(path)
     tmp = tmp_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)  # exclusive: the file is ours
     try:
-        with open(tmp, "wb") as f:
+        with os.fdopen(fd, "wb") as f:
             if callable(write):
                 write(f)
             else:
@@ -114,8 +148,9 @@ def read_yaml_mapping(path: str | Path) -> dict:
 
 
 def remove_stale_tmp(folder: Path) -> list[Path]:
-    """Temp files of writers that are gone (the caller holds the directory's lock, so all of them)."""
-    stale = [f for f in folder.glob(".*.tmp") if f.is_file()]
+    """groklab's temp files of writers that are gone (the caller holds the directory's lock, so all of them);
+    any other file, whatever its name, is left alone."""
+    stale = [f for f in folder.glob(".*.tmp") if is_tmp(f)]
     for f in stale:
         f.unlink(missing_ok=True)
     return stale

@@ -1,7 +1,8 @@
 """One writer per run directory: an exclusive `flock` on `<run>/.lock`, held for the run's life.
 
 The OS releases the lock when its process dies (kill -9 included), so a crashed run never blocks
-its own resume. The holder's pid is written into the file for the refusal message.
+its own resume. The holder's pid is written into the file for the refusal message. The lock file is
+opened without following links: a `.lock` that is a symbolic link is refused, never written through.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 from pathlib import Path
 
 from groklab.errors import RunBusy
+from groklab.store.files import NOFOLLOW, refuse_link
 
 try:
     import fcntl
@@ -28,7 +30,12 @@ class RunLock:
     def acquire(self) -> "RunLock":
         if fcntl is None or self.fd is not None:
             return self
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        refuse_link(self.path)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o644)
+        except OSError:
+            refuse_link(self.path)  # made a link between the check and the open
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -58,9 +65,12 @@ def _read_pid(fd: int) -> int | None:
 def holder(folder: str | Path) -> int | None:
     """The pid writing `folder` now (0 if unknown), or None when nobody holds its lock."""
     path = Path(folder) / LOCK
-    if fcntl is None or not path.is_file():
+    if fcntl is None or path.is_symlink() or not path.is_file():
         return None
-    fd = os.open(path, os.O_RDONLY)
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
+    except OSError:
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

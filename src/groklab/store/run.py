@@ -19,6 +19,8 @@ from groklab.errors import ConfigError, StoreError
 from groklab.store.files import (
     atomic_write,
     dumps,
+    is_tmp,
+    open_append,
     parse_json,
     read_json,
     read_text,
@@ -58,6 +60,7 @@ class RunStore:
             top = top.parent
         made = not path.exists()
         path.mkdir(parents=True, exist_ok=True)
+        before = set(path.iterdir())  # only what this call adds is removed on failure
         store = cls(path)
         try:
             store._lock = RunLock(path).acquire()
@@ -70,8 +73,9 @@ class RunStore:
                 if made:
                     shutil.rmtree(top, ignore_errors=True)
                 else:
-                    for f in path.iterdir():
-                        f.unlink(missing_ok=True)
+                    for f in set(path.iterdir()) - before:
+                        if f.name in (LOCK, CONFIG) or is_tmp(f):
+                            f.unlink(missing_ok=True)
             raise
         return store
 
@@ -126,7 +130,7 @@ class RunStore:
     # -- metrics -------------------------------------------------------------------------
     def append(self, row: dict) -> None:
         if self._metrics is None:
-            self._metrics = open(self.path / METRICS, "a", encoding="utf-8")
+            self._metrics = open_append(self.path / METRICS)
         self._metrics.write(dumps(row) + "\n")
         self._metrics.flush()
 
@@ -244,8 +248,7 @@ class RunStore:
 def _check_new(path: Path) -> None:
     if is_run(path):
         raise ConfigError("out", str(path), "already holds a run; resume it with --resume or pick a new --out")
-    if path.exists() and (not path.is_dir() or any(f.name != LOCK and not f.name.endswith(".tmp")
-                                                   for f in path.iterdir())):
+    if path.exists() and (not path.is_dir() or any(f.name != LOCK and not is_tmp(f) for f in path.iterdir())):
         raise ConfigError("out", str(path), "exists and is not an empty directory")
 
 

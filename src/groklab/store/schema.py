@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, field_validator
 
 STATUSES = ("running", "completed", "early_stop", "diverged", "interrupted", "failed")
 FINISHED = ("completed", "early_stop", "diverged")  # a sweep or experiment skips these
@@ -45,6 +45,16 @@ class Manifest(Open):
     seeds: StrictInt
     overrides: list[str] = []
     runs: dict[str, list[str]]
+
+    @field_validator("runs")
+    @classmethod
+    def _inside(cls, runs: dict) -> dict:
+        """Run names are folders below the experiment: relative, no '..' (readers open them)."""
+        for name in runs:
+            parts = name.split("/")
+            if not name or name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+                raise ValueError(f"run name {name[:80]!r} must be a relative path below the experiment, without '..'")
+        return runs
 
 
 class ClaimDoc(Open):

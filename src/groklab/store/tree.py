@@ -5,13 +5,47 @@ import re
 from pathlib import Path
 from typing import Iterator, Optional
 
-from groklab.config import flatten
 from groklab.errors import ConfigError
-from groklab.store.files import atomic_write, read_json, read_text, read_yaml_mapping, write_json
-from groklab.store.run import CONFIG, RunStore, is_run
+from groklab.store.files import atomic_write, is_tmp, read_json, read_text, read_yaml_mapping, write_json
+from groklab.store.run import CONFIG, is_run
 from groklab.store.schema import Claims, Manifest, Partial
 
 MANIFEST, CLAIMS, PARTIAL, ERROR, SWEEP = "experiment.json", "claims.json", "partial.json", "error.txt", "sweep.yaml"
+MARK = ".groklab"  # in every output directory groklab made (or found empty): the directory is ours to write
+
+
+# -- output directories: groklab writes only into a directory that is new, empty, or its own ----------------
+def check_out(path: str | Path, field: str = "out") -> Path:
+    """`path` if groklab may write there: missing, empty, marked as groklab's, or a tree of groklab runs and
+    experiments from before the mark existed. A directory holding anything else is refused (one line)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(field, str(path), "is a file, not a directory")
+    if not path.is_dir() or (path / MARK).is_file() and not (path / MARK).is_symlink():
+        return path
+    foreign = sorted(f.name for f in path.iterdir() if not is_tmp(f))
+    if foreign and not _ours_before_mark(path):
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise ConfigError(field, str(path), f"holds files groklab did not write ({shown}); pick a new or "
+                                            "empty directory")
+    return path
+
+
+def make_out(path: str | Path, field: str = "out") -> Path:
+    """check_out, then create the directory and mark it as groklab's; returns it."""
+    path = check_out(path, field)
+    path.mkdir(parents=True, exist_ok=True)
+    if not (path / MARK).is_file():
+        atomic_write(path / MARK, "written by groklab: it may add and replace its own files here\n")
+    return path
+
+
+def _ours_before_mark(path: Path, depth: int = 3) -> bool:
+    """A tree written by groklab 0.2 (no mark): a run, an experiment or a sweep within `depth` levels."""
+    if any((path / n).is_file() for n in (MANIFEST, SWEEP, CONFIG)):
+        return True
+    return depth > 0 and any(_ours_before_mark(d, depth - 1) for d in path.iterdir()
+                             if d.is_dir() and not d.is_symlink())
 
 
 def find_runs(path: str | Path) -> Iterator[Path]:
@@ -22,28 +56,6 @@ def find_runs(path: str | Path) -> Iterator[Path]:
         return
     for cfg in sorted(path.rglob(CONFIG)):
         yield cfg.parent
-
-
-def load_runs(path: str | Path):
-    """One pandas DataFrame: a row per run per eval step, with the run's config fields as columns."""
-    import pandas as pd
-
-    root = Path(path)
-    if not root.exists():
-        raise ConfigError("path", str(root), "does not exist")
-    frames = []
-    for run in find_runs(root):
-        store = RunStore(run)
-        rows = store.rows()
-        if not rows:
-            continue
-        df = pd.DataFrame(rows)
-        df.insert(0, "run", run.relative_to(root).as_posix() if run != root else run.name)
-        df["status"] = store.summary().get("status", "unknown")
-        for key, value in flatten(store.config()).items():
-            df[key] = [value] * len(df)
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 # -- experiment directories: DIR/<figure>/{experiment.json, claims.json, <run>/...} ---------------

@@ -20,7 +20,7 @@ from groklab.experiments.stats import mean_ci, spearman_boot
 from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
-from groklab.store import write_json
+from groklab.store import atomic_write, write_json
 
 NAME = "table1"
 TITLE = "SQUARE / STRIP holdouts cap the test accuracy of grokking (Table 1), with coverage ceilings"
@@ -91,7 +91,7 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     figs = []
     if not tab.empty:
         write_json(out / "table1.json", tab.to_dict(orient="records"))
-        (out / "table1.md").write_text(markdown(tab))
+        atomic_write(out / "table1.md", markdown(tab))
         figs = _plot(tab, out / "table1") + acc_grid(
             df.assign(k=df["run"].str.split("/").str[1]), out / "table1_curves", rows=None, cols="split.name",
             line="k", title="Table 1 runs: test (solid) and train (dashed) accuracy, median over seeds")

@@ -10,7 +10,7 @@ from pathlib import Path
 from groklab.config import make_config
 from groklab.engine.population import train_population
 from groklab.plots.curves import plot_curves
-from groklab.store import load_runs
+from groklab.store import load_runs, make_out
 
 VARIANTS = {  # label -> overrides
     "mlp (no emb), adam": ["model=mlp", "optim=adam"],
@@ -37,6 +37,7 @@ def run_demo(out: Path = Path("runs/demo"), p: int = 47, steps: int = 6000, seed
              frac: float = 0.5, echo=print) -> list[dict]:
     """Train (or resume / skip finished) every demo run, print a table, write demo.png."""
     configs = demo_configs(p, steps, seeds, frac)  # validated before anything is written
+    out = make_out(out)  # new, empty or groklab's own: a folder of the user's files is refused
     rows = []
     echo(f"groklab demo: p={p}, train fraction {frac}, lr 0.01, batch 512, up to {steps} steps "
          f"-> {out}")

@@ -39,6 +39,7 @@ from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
 
 NAME = "landscape"
+READS_MODEL = True  # analyze() loads each run's final model: an archive keeps its weights (only these)
 TITLE = "p = 59 MLP: t-SNE of embeddings, loss landscape along singular directions, gradient norms"
 PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area, with ridges around it; the "
          "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")

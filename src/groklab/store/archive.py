@@ -1,0 +1,252 @@
+"""The results archive: a reproduction's evidence, small enough for git, readable like a run tree.
+
+    ARCHIVE/manifest.json            format, build and machine of each session, commands, wall times
+    ARCHIVE/<study>/experiment.json  what the study was asked to train (as in the run tree)
+    ARCHIVE/<study>/claims.json      its verdicts (or partial.json), and the figures those name
+    ARCHIVE/<study>/runs.jsonl.gz    one line per run: name, resolved config, summary, error, metric rows
+    ARCHIVE/<study>/arrays.npz       measured arrays, key "<run>|<folder>|<step>|<key>" (folder arrays or
+                                     posthoc; folder "model" holds final weights where a study reads them)
+
+No checkpoints: an optimizer's state is not evidence. gzip is written with mtime 0, so the same runs give
+the same bytes. `unpack` lays runs out again as run directories, so every analysis reads an archive
+through the code that reads a run tree.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import torch
+import yaml
+
+from groklab.errors import ConfigError, StoreError
+from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, tmp_name, write_json
+from groklab.store.run import ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
+from groklab.store.tree import (
+    CLAIMS,
+    MANIFEST,
+    PARTIAL,
+    experiment_dirs,
+    read_claims,
+    read_error,
+    read_manifest,
+    read_partial,
+    write_error,
+)
+
+FORMAT = "groklab-archive/1"
+INDEX, RUNS, NPZ = "manifest.json", "runs.jsonl.gz", "arrays.npz"
+MODEL = "model"  # the arrays folder of final model weights
+
+
+def is_archive(path: str | Path) -> bool:
+    f = Path(path) / INDEX
+    if not f.is_file():
+        return False
+    try:
+        return json.loads(f.read_text(encoding="utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def read_index(path: str | Path) -> dict:
+    """An archive's manifest.json, checked."""
+    doc = read_json(Path(path) / INDEX)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise StoreError(Path(path) / INDEX, f"not a groklab archive (format must be {FORMAT!r})")
+    if not isinstance(doc.get("studies"), dict):
+        raise StoreError(Path(path) / INDEX, "studies: must be an object")
+    return doc
+
+
+# -- writing --------------------------------------------------------------------------------------
+def write_archive(tree: str | Path, dest: str | Path, index: dict, weights: set[str] = frozenset(),
+                  replace: bool = False) -> Path:
+    """Archive every study below the run tree `tree` into `dest` (built aside, then renamed in: a
+    failure leaves `dest` as it was). `index` joins the manifest; studies named in `weights` keep each
+    run's final model weights. An existing `dest` is replaced only with `replace`, and only if it is an archive."""
+    tree, dest = Path(tree), Path(dest)
+    studies = experiment_dirs(tree)
+    if not studies:
+        raise ConfigError("tree", str(tree), "holds no experiment (no experiment.json); run groklab reproduce first")
+    if dest.exists() and not replace:
+        raise ConfigError("dest", str(dest), "exists; pass --replace to overwrite this archive")
+    if dest.exists() and not is_archive(dest):
+        raise ConfigError("dest", str(dest), "exists and is not a groklab archive; it is never overwritten")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = tmp_name(dest)
+    work.mkdir()
+    try:
+        entries = {}
+        for study in studies:
+            name = study.relative_to(tree).as_posix() if study != tree else study.name
+            entries[name] = _write_study(study, work / name, name in weights)
+        write_json(work / INDEX, {"format": FORMAT, **index, "studies": entries})
+        if dest.exists():
+            old = tmp_name(dest)
+            os.replace(dest, old)
+            os.replace(work, dest)
+            shutil.rmtree(old)  # the archive we replaced: ours, checked above
+        else:
+            os.replace(work, dest)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return dest
+
+
+def _write_study(study: Path, out: Path, weights: bool) -> dict:
+    out.mkdir(parents=True)
+    man = read_manifest(study)
+    shutil.copyfile(study / MANIFEST, out / MANIFEST)
+    doc = read_claims(study) or read_partial(study)
+    for f in (CLAIMS, PARTIAL):
+        if (study / f).is_file():
+            shutil.copyfile(study / f, out / f)
+    for f in (doc or {}).get("figures", []):
+        src = (study / f).resolve()
+        if src.is_file() and src.is_relative_to(study.resolve()):
+            for g in (src, src.with_suffix(".pdf")):
+                if g.is_file():
+                    (out / f).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(g, (out / f).with_suffix(g.suffix))
+    lines, arrays = [], {}
+    for name in man["runs"]:
+        run = study / name
+        store = RunStore(run)
+        if not (run / "config.yaml").is_file():
+            lines.append({"run": name, "missing": True, "error": read_error(run)})
+            continue
+        lines.append({"run": name, "config": store.config(), "summary": store.summary(), "error": read_error(run),
+                      "metrics": store.rows()})
+        for folder in (ARRAYS, POSTHOC):
+            for step, arrs in store.arrays(folder=folder).items():
+                arrays.update({f"{name}|{folder}|{step}|{k}": v for k, v in arrs.items()})
+        if weights and store.has_checkpoint():
+            ckpt = store.load_checkpoint()
+            arrays.update({f"{name}|{MODEL}|{ckpt['step']}|{k}": v.detach().cpu().numpy()
+                           for k, v in ckpt["model"].items()})
+    with open(out / RUNS, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as z:
+        for line in lines:
+            z.write((dumps(line) + "\n").encode())
+    if arrays:
+        np.savez_compressed(out / NPZ, **arrays)
+    return {"profile": man["profile"], "seeds": man["seeds"], "runs": len(lines),
+            "analysed": "claims" if (out / CLAIMS).is_file() else "partial" if (out / PARTIAL).is_file() else None,
+            "wall_s": (doc or {}).get("wall_s")}
+
+
+# -- reading --------------------------------------------------------------------------------------
+def study_dirs(path: str | Path) -> list[Path]:
+    """The archived studies at `path` (an archive, or one study of it)."""
+    path = Path(path)
+    if (path / RUNS).is_file():
+        return [path]
+    return [path / s for s in read_index(path)["studies"]]
+
+
+def archived_runs(study: str | Path) -> Iterator[dict]:
+    """The run lines of one archived study, each checked to be an object with a run name."""
+    f = Path(study) / RUNS
+    try:
+        with gzip.open(f, "rt", encoding="utf-8") as z:
+            for i, line in enumerate(z, 1):
+                doc = parse_json(line, f, i)
+                if not isinstance(doc, dict) or not isinstance(doc.get("run"), str):
+                    raise StoreError(f, "each line must be an object with a 'run' name", i)
+                yield doc
+    except FileNotFoundError:
+        raise StoreError(f, "missing") from None
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise StoreError(f, f"not a readable gzip file ({type(err).__name__}); the archive is damaged") from None
+
+
+def lacking(study: str | Path, names: list[str]) -> list[str]:
+    """The names among `names` that the archived study does not hold (reads, and so checks, the whole file)."""
+    held = {d["run"] for d in archived_runs(study) if not d.get("missing")}
+    return [n for n in names if n not in held]
+
+
+def lacking_error(study: Path, missing: list[str], total: int) -> ConfigError:
+    return ConfigError("from", str(study), f"lacks {len(missing)} of the {total} runs this study needs (e.g. "
+                                           f"{missing[0]}); archive a reproduction with the same profile, seeds and "
+                                           "overrides")
+
+
+def load_archive(path: str | Path):
+    """load_runs for an archive: a row per run per eval step, config fields as columns."""
+    import pandas as pd
+
+    from groklab.config import flatten
+
+    path = Path(path)
+    frames = []
+    for study in study_dirs(path):
+        prefix = "" if study == path else study.relative_to(path).as_posix() + "/"
+        for doc in archived_runs(study):
+            if doc.get("missing") or not doc.get("metrics"):
+                continue
+            df = pd.DataFrame(doc["metrics"])
+            df.insert(0, "run", prefix + doc["run"])
+            df["status"] = (doc.get("summary") or {}).get("status", "unknown")
+            for key, value in flatten(doc["config"]).items():
+                df[key] = [value] * len(df)
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, dict]:
+    """Lay the named runs of an archived study out as run directories below `dest` (config, metrics,
+    summary, arrays, error note, and a weights-only ckpt.pt where kept). Returns name -> summary; a
+    name the archive lacks is a ConfigError listing how many are missing."""
+    study, dest = Path(study), Path(dest)
+    docs = {d["run"]: d for d in archived_runs(study)}
+    missing = [n for n in names if n not in docs or docs[n].get("missing")]
+    if missing:
+        raise lacking_error(study, missing, len(names))
+    arrays = _arrays_by_run(study / NPZ) if (study / NPZ).is_file() else {}
+    out = {}
+    for name in names:
+        doc, run = docs[name], dest / name
+        run.mkdir(parents=True, exist_ok=True)
+        atomic_write(run / "config.yaml", yaml.safe_dump(doc["config"], sort_keys=False))
+        atomic_write(run / METRICS, "".join(dumps(r) + "\n" for r in doc.get("metrics") or []))
+        if doc.get("summary"):
+            write_json(run / SUMMARY, doc["summary"])
+        if doc.get("error"):
+            write_error(run, doc["error"])
+        store = RunStore(run)
+        for (folder, step), arrs in arrays.get(name, {}).items():
+            if folder == MODEL:
+                state = {k: torch.from_numpy(v) for k, v in arrs.items()}
+                atomic_write(run / CKPT, lambda f: torch.save({"step": step, "model": state, "archived": True}, f))
+            else:
+                store.save_arrays(step, arrs, folder)
+        out[name] = doc.get("summary") or {"status": "failed" if doc.get("error") else "missing"}
+    return out
+
+
+def _arrays_by_run(f: Path) -> dict:
+    """{run: {(folder, step): {key: array}}} from arrays.npz."""
+    by = {}
+    try:
+        with np.load(f, allow_pickle=False) as z:
+            for key in z.files:
+                run, folder, step, name = key.rsplit("|", 3)
+                by.setdefault(run, {}).setdefault((folder, int(step)), {})[name] = z[key]
+    except (OSError, ValueError) as err:
+        raise StoreError(f, f"not a readable .npz archive ({type(err).__name__})") from None
+    return by
+
+
+def archive_size(path: str | Path) -> int:
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file() and not is_tmp(f))
+
+
+__all__ = ["FORMAT", "archive_size", "archived_runs", "is_archive", "lacking", "load_archive", "read_index",
+           "study_dirs", "unpack", "write_archive"]

@@ -1,0 +1,151 @@
+"""groklab touches only what is its own: no write through a link, no user file deleted, no foreign --out."""
+import json
+import os
+
+import pytest
+
+from conftest import tiny
+from groklab import make_config, train
+from groklab.cli import main
+from groklab.errors import ConfigError, StoreError
+from groklab.experiments import reproduce
+from groklab.report import write_report
+from groklab.store import check_out, make_out
+from groklab.store.files import atomic_write, is_tmp, tmp_name
+
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=30", "eval.every=10", "eval.log_points=0")
+
+
+@pytest.fixture
+def run(tmp_path):
+    out = tmp_path / "r"
+    train(make_config(tiny(steps=20)), out=out)
+    return out
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
+    return err[0]
+
+
+def test_a_lock_that_is_a_link_is_refused_and_its_target_untouched(run, tmp_path, capsys):
+    target = tmp_path / "precious.txt"
+    target.write_text("mine")
+    (run / ".lock").unlink()
+    (run / ".lock").symlink_to(target)
+    assert main(["train", "--resume", str(run), "steps=30"]) == 2
+    assert "symbolic link" in _one_line(capsys)
+    assert target.read_text() == "mine"
+
+
+def test_metrics_that_are_a_link_are_never_appended_through(run, tmp_path, capsys):
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_bytes((run / "metrics.jsonl").read_bytes())
+    before = target.read_bytes()
+    (run / "metrics.jsonl").unlink()
+    (run / "metrics.jsonl").symlink_to(target)
+    assert main(["train", "--resume", str(run), "steps=40"]) != 0
+    assert "symbolic link" in capsys.readouterr().err
+    assert target.read_bytes() == before
+
+
+def test_resume_removes_only_groklabs_own_stale_temp_files(run):
+    users = [run / ".notes.tmp", run / ".ckpt.pt.999999.tmp", run / "arrays.tmp"]
+    for f in users:
+        f.write_text("the user's")
+    ours = tmp_name(run / "ckpt.pt")
+    ours.write_bytes(b"half a checkpoint")
+    assert is_tmp(ours) and not any(is_tmp(f) for f in users)
+    train(resume=run, steps=30)
+    assert not ours.exists()
+    assert all(f.read_text() == "the user's" for f in users)
+
+
+def test_a_temp_name_is_never_reused_and_never_written_through_a_link(tmp_path):
+    names = {tmp_name(tmp_path / "x.json").name for _ in range(50)}
+    assert len(names) == 50
+    target = tmp_path / "target.txt"
+    target.write_text("mine")
+    link = tmp_path / "report.html"
+    link.symlink_to(target)
+    atomic_write(link, "new")  # the link itself is replaced; what it pointed at is not written
+    assert target.read_text() == "mine" and link.read_text() == "new" and not link.is_symlink()
+
+
+@pytest.mark.parametrize("name", [".notes.tmp", "notes.txt"])
+def test_train_refuses_an_out_folder_holding_a_users_file(tmp_path, capsys, name):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / name).write_text("mine")
+    assert main(["train", *tiny(), "--out", str(out)]) == 2
+    assert "not an empty directory" in _one_line(capsys)
+    assert [f.name for f in out.iterdir()] == [name] and (out / name).read_text() == "mine"
+
+
+def test_reproduce_writes_only_into_a_folder_of_its_own(tmp_path, capsys):
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("mine")
+    with pytest.raises(ConfigError, match="holds files groklab did not write .thesis.tex."):
+        reproduce("embedding/fig6", foreign, seeds=1, echo=lambda *_: None, overrides=TINY)
+    assert [f.name for f in foreign.iterdir()] == ["thesis.tex"]
+    out = tmp_path / "ours"
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)
+    assert (out / ".groklab").is_file()
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)  # its own: re-run works
+    with pytest.raises(ConfigError, match="is a file"):
+        check_out(out / "fig6" / "claims.json")
+
+
+def test_an_empty_folder_or_a_tree_from_before_the_mark_is_adopted(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert (make_out(empty) / ".groklab").is_file()
+    old = tmp_path / "old"
+    (old / "fig6").mkdir(parents=True)
+    (old / "fig6" / "experiment.json").write_text("{}")
+    assert check_out(old) == old
+
+
+def test_report_embeds_only_files_inside_the_experiment(tmp_path):
+    out = tmp_path / "rep"
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)
+    fig = out / "fig6"
+    secret = tmp_path / "secret.png"
+    secret.write_bytes((fig / json.loads((fig / "claims.json").read_text())["figures"][0]).read_bytes())
+    (fig / "link.png").symlink_to(secret)
+    doc = json.loads((fig / "claims.json").read_text())
+    doc["figures"] = [str(secret), "../../secret.png", "link.png"]
+    (fig / "claims.json").write_text(json.dumps(doc))
+    page = write_report(out).read_text()
+    assert "<img" not in page
+
+
+def test_report_never_overwrites_a_file_it_did_not_write(tmp_path, capsys):
+    out = tmp_path / "rep"
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)
+    notes = tmp_path / "notes.html"
+    notes.write_text("<p>my notes</p>")
+    assert main(["report", str(out), "--out", str(notes)]) == 2
+    assert "not a groklab report" in _one_line(capsys)
+    assert notes.read_text() == "<p>my notes</p>"
+    mine = tmp_path / "r.html"
+    assert main(["report", str(out), "--out", str(mine)]) == 0
+    first = mine.read_text()
+    assert main(["report", str(out), "--out", str(mine)]) == 0  # its own page is replaced
+    assert mine.read_text().startswith(first[:60])
+
+
+def test_a_manifest_naming_a_run_outside_its_experiment_is_refused(tmp_path):
+    out = tmp_path / "rep"
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)
+    man = json.loads((out / "fig6" / "experiment.json").read_text())
+    man["runs"]["../../etc"] = []
+    (out / "fig6" / "experiment.json").write_text(json.dumps(man))
+    with pytest.raises(StoreError, match="relative path below the experiment"):
+        write_report(out)
+
+
+def test_lock_files_are_opened_without_following_links():
+    assert os.O_NOFOLLOW  # POSIX: the flag the lock and the append path rely on
