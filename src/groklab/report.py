@@ -202,9 +202,18 @@ def markdown(root: str | Path) -> str:
         doc = _analysed(d)
         if doc is None:
             continue
-        for c in doc["claims"]:
-            agg = _fmt(c.get("aggregate", {})).replace("|", "/")
-            lines.append(f"| {doc['figure']} | {c['text']} | {agg} | {verdict(c['holds'])} |")
+        lines += [f"| {doc['figure']} | {row}" for row in claim_rows(doc)]
     if len(lines) == 2:
         raise ConfigError("report", str(root), "holds no analysed experiment (no claims); run groklab reproduce first")
     return "\n".join(lines)
+
+
+def claim_rows(doc: dict) -> list[str]:
+    """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |`."""
+    return [f"{c['text']} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c['holds'])} |"
+            for c in doc["claims"]]
+
+
+def claims_markdown(doc: dict) -> str:
+    """A figure's verdict table (claim, aggregate, verdict), as docs/results.md shows it."""
+    return "\n".join(["| claim | aggregate | verdict |", "| --- | --- | --- |"] + [f"| {r}" for r in claim_rows(doc)])

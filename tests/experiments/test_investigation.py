@@ -32,6 +32,19 @@ def test_every_study_trains_draws_and_states_claims(tree):
     assert 0 < cyclic["key_share_init"][0] < 1 and cyclic["key_share"][0] != cyclic["key_share_init"][0]
 
 
+def test_landscape_rejudged_from_an_archive_reads_the_kept_final_weights(tree, tmp_path):
+    """landscape reads each run's final model: the archive keeps those weights (and no optimizer state)."""
+    from groklab.experiments import reproduce
+    from groklab.experiments.archive import archive
+
+    out, docs = tree
+    dest = tmp_path / "investigation-quick"
+    archive(out, dest)
+    assert (dest / "landscape" / "arrays.npz").is_file() and not list(dest.rglob("*.pt"))
+    again = reproduce("investigation/landscape", tmp_path / "rj", source=dest, echo=lambda *_: None)[0]
+    assert [c["per_seed"] for c in again["claims"]] == [c["per_seed"] for c in docs["landscape"]["claims"]]
+
+
 def test_cyclic_embedding_claim_on_known_embeddings():
     """A circle n -> (cos, sin)(2 pi k n / p) has all its energy in one frequency; Gaussian rows do not."""
     import torch

@@ -31,6 +31,37 @@ def test_run_embeddings_end_to_end(tmp_path, capsys):
     assert row["rho"] == pytest.approx(rho, abs=1e-9)
     for f in ("results.csv", "projections.csv", "layers.png", "scatter.png"):
         assert (out / f).is_file()
+    first = (out / "results.csv").read_text()
+    assert main(["numberline", "--run", str(run), "--out", str(out), "--dims", "2"]) == 0  # its own folder: again
+    assert (out / "results.csv").read_text() == first
+
+
+def test_a_failed_write_leaves_the_previous_outputs_whole(tmp_path, monkeypatch):
+    run, out = tmp_path / "run", tmp_path / "nl"
+    assert main(["train", "--out", str(run), *tiny()]) == 0
+    assert main(["numberline", "--run", str(run), "--out", str(out)]) == 0
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    real = __import__("os").replace
+
+    def full(src, dst):
+        if str(dst).endswith("projections.csv"):
+            raise OSError(28, "No space left on device", str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr("groklab.store.files.os.replace", full)
+    assert main(["numberline", "--run", str(run), "--out", str(out), "--method", "pca"]) == 2
+    assert {f.name: f.read_bytes() for f in out.iterdir()}.keys() == before.keys()  # no temp file left
+    assert (out / "projections.csv").read_bytes() == before["projections.csv"]
+
+
+def test_numberline_refuses_a_folder_of_the_users_files(tmp_path, capsys):
+    run, out = tmp_path / "run", tmp_path / "mine"
+    assert main(["train", "--out", str(run), *tiny(steps=1)]) == 0
+    out.mkdir()
+    (out / "paper.tex").write_text("mine")
+    assert main(["numberline", "--run", str(run), "--out", str(out)]) == 2
+    assert "groklab did not write" in capsys.readouterr().err
+    assert [f.name for f in out.iterdir()] == ["paper.tex"]
 
 
 @pytest.mark.parametrize("extra, field", [(["--numbers", "1:10"], "numbers="), (["--intervene", "0"], "intervene="),

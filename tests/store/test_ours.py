@@ -149,3 +149,18 @@ def test_a_manifest_naming_a_run_outside_its_experiment_is_refused(tmp_path):
 
 def test_lock_files_are_opened_without_following_links():
     assert os.O_NOFOLLOW  # POSIX: the flag the lock and the append path rely on
+
+
+def test_a_report_that_cannot_be_written_leaves_the_old_one_whole(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "rep"
+    reproduce("embedding/fig6", out, seeds=1, echo=lambda *_: None, overrides=TINY)
+    page = write_report(out)
+    before = page.read_bytes()
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("groklab.store.files.os.fsync", full)
+    assert main(["report", str(out)]) == 2
+    assert "No space left" in _one_line(capsys)
+    assert page.read_bytes() == before and not [f for f in out.iterdir() if f.name.endswith(".tmp")]

@@ -33,7 +33,7 @@ from groklab.experiments.investigation import birnn, decay, ksum, landscape, lst
 from groklab.experiments.runner import default_jobs, run_figure, select, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 from groklab.store import check_out, read_manifest
-from groklab.store.archive import FORMAT, is_archive, lacking, lacking_error, read_index
+from groklab.store.archive import FORMAT, is_archive, lacking, lacking_error, read_index, trained_here
 
 PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
                                              init43, sampler, adaptive)},  # paper 000
@@ -90,6 +90,10 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         missing = lacking(study, [s.name for s in chosen]) if study is not None else []
         if missing:
             raise lacking_error(study, missing, len(chosen))
+        trained = trained_here(Path(out) / m.NAME, [s.name for s in chosen]) if study is not None else []
+        if trained:
+            raise ConfigError("out", str(out), f"holds {len(trained)} trained runs of {m.NAME} (e.g. {trained[0]}); "
+                                               "re-judge an archive into a new --out")
         names += [s.name for s in specs]
         if chosen or only is None:  # --only skips a figure none of whose runs match
             plans.append((m, n_seeds, extra, study))

@@ -42,6 +42,7 @@ from groklab.store.tree import (
 FORMAT = "groklab-archive/1"
 INDEX, RUNS, NPZ = "manifest.json", "runs.jsonl.gz", "arrays.npz"
 MODEL = "model"  # the arrays folder of final model weights
+UNPACKED = ".from-archive"  # in each run directory `unpack` lays out (never mixed with trained runs)
 
 
 def is_archive(path: str | Path) -> bool:
@@ -200,6 +201,12 @@ def load_archive(path: str | Path):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def trained_here(dest: str | Path, names: list[str]) -> list[str]:
+    """The runs among `names` below `dest` that were trained there, not unpacked: an archive never overwrites them."""
+    dest = Path(dest)
+    return [n for n in names if (dest / n / "config.yaml").is_file() and not (dest / n / UNPACKED).is_file()]
+
+
 def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, dict]:
     """Lay the named runs of an archived study out as run directories below `dest` (config, metrics,
     summary, arrays, error note, and a weights-only ckpt.pt where kept). Returns name -> summary; a
@@ -209,11 +216,16 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
     missing = [n for n in names if n not in docs or docs[n].get("missing")]
     if missing:
         raise lacking_error(study, missing, len(names))
+    trained = trained_here(dest, names)
+    if trained:
+        raise ConfigError("out", str(dest), f"holds {len(trained)} trained runs (e.g. {trained[0]}); re-judge an "
+                                            "archive into a new --out")
     arrays = _arrays_by_run(study / NPZ) if (study / NPZ).is_file() else {}
     out = {}
     for name in names:
         doc, run = docs[name], dest / name
         run.mkdir(parents=True, exist_ok=True)
+        atomic_write(run / UNPACKED, f"unpacked from {study}\n")
         atomic_write(run / "config.yaml", yaml.safe_dump(doc["config"], sort_keys=False))
         atomic_write(run / METRICS, "".join(dumps(r) + "\n" for r in doc.get("metrics") or []))
         if doc.get("summary"):
@@ -249,4 +261,4 @@ def archive_size(path: str | Path) -> int:
 
 
 __all__ = ["FORMAT", "archive_size", "archived_runs", "is_archive", "lacking", "load_archive", "read_index",
-           "study_dirs", "unpack", "write_archive"]
+           "study_dirs", "trained_here", "unpack", "write_archive"]

@@ -1,0 +1,86 @@
+"""Fill docs/results.md's verdict tables and headlines from the results archives (results/<name>/).
+
+A block in the Markdown names its archive and study; what lies between its markers is generated, the prose
+around it is not:
+
+    <!-- verdicts results/embedding-quick fig6 -->
+    | claim | aggregate | verdict |            (generated from results/embedding-quick/fig6/claims.json)
+    <!-- /verdicts -->
+    <!-- headline results/embedding-quick -->N of M claims hold ...<!-- /headline -->
+
+    python benchmarks/results_docs.py --write docs/results.md   # regenerate every block
+    python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
+tests/test_results.py runs the check, so a number typed by hand into a verdict table fails the suite.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VERDICTS = re.compile(r"(<!-- verdicts (\S+) (\S+) -->\n)(.*?)(<!-- /verdicts -->)", re.S)
+HEADLINE = re.compile(r"(<!-- headline (\S+) -->)(.*?)(<!-- /headline -->)", re.S)
+
+
+def _claims(archive: str, study: str) -> dict:
+    from groklab.store import read_claims
+
+    doc = read_claims(ROOT / archive / study)
+    if doc is None:
+        raise SystemExit(f"results_docs: {archive}/{study} has no claims.json")
+    return doc
+
+
+def headline(archive: str) -> str:
+    """'N of M claims hold in K studies (R runs; T of training and analysis on CPU at G GFLOP/s; torch B)'."""
+    from groklab.store import read_claims
+    from groklab.store.archive import read_index
+
+    index = read_index(ROOT / archive)
+    docs = [read_claims(ROOT / archive / s) for s in index["studies"]]
+    claims = [c for d in docs if d for c in d["claims"]]
+    runs = sum(s["runs"] for s in index["studies"].values())
+    machines = [s["machine"] for s in index["sessions"] if s.get("machine")]
+    speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
+    builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
+    gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
+    return (f"{sum(c['holds'] is True for c in claims)} of {len(claims)} claims hold in {len(docs)} studies "
+            f"({runs} runs; {index['wall_s'] / 60:.0f} min of training and analysis at {gf} fp32 GFLOP/s; "
+            f"torch {', '.join(builds)})")
+
+
+def fill(text: str) -> str:
+    from groklab.report import claims_markdown
+
+    text = VERDICTS.sub(lambda m: m[1] + claims_markdown(_claims(m[2], m[3])) + "\n" + m[5], text)
+    return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("doc", nargs="?", default=str(ROOT / "docs" / "results.md"))
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="regenerate the blocks in place")
+    mode.add_argument("--check", action="store_true", help="exit 1 if a block differs from its archive")
+    a = ap.parse_args()
+    from groklab.store import atomic_write
+
+    path = Path(a.doc)
+    text = path.read_text()
+    new = fill(text)
+    if a.write:
+        if new != text:
+            atomic_write(path, new)
+        print(f"{path}: {len(VERDICTS.findall(text))} verdict tables, {len(HEADLINE.findall(text))} headlines")
+        return 0
+    drift = [f"{m[2]} {m[3]}" for m, n in zip(VERDICTS.finditer(text), VERDICTS.finditer(new)) if m[0] != n[0]]
+    drift += [m[2] for m, n in zip(HEADLINE.finditer(text), HEADLINE.finditer(new)) if m[0] != n[0]]
+    for d in drift:
+        print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
+    return 1 if drift else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

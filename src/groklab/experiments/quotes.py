@@ -1,0 +1,51 @@
+"""What each claim rests on: the paper's sentence verbatim, where it stands, and whether it is the paper's.
+
+Each paper package (embedding/, beyond/, investigation/) keeps a `quotes.yaml`:
+
+    fig6:                                   # the study
+      adam_lr_faster_add:                   # the claim id
+        kind: paper                         # paper: the paper says it; measurement: our own check
+        where: "§5.2, Fig. 6"
+        quote: "..."                        # verbatim (whitespace and hyphenation may differ)
+        thresholds:                         # every number of the decision rule, with its source
+          ratio CI above 1: "our reading: 'significantly faster' as a 95% interval"
+
+`cite` adds these fields to a claims.json document; a measurement is reported beside the paper's claims and
+never counted among them. tests/experiments/test_quotes.py finds every quote in its paper's text.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+KINDS = ("paper", "measurement")
+PAPER_OF = {"embedding": "000", "investigation": "002", "beyond": "004"}  # the papers' numbers in the brief
+
+
+@lru_cache(maxsize=None)
+def quotes(package: str) -> dict:
+    """{study: {claim id: entry}} of a paper package ('embedding', 'beyond', 'investigation'); {} without a file."""
+    f = Path(__file__).parent / package / "quotes.yaml"
+    return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}) if f.is_file() else {}
+
+
+def cite(package: str, doc: dict) -> dict:
+    """claims.json content with each claim's `kind`, `quote`, `where` and `thresholds` filled from quotes.yaml
+    (kind 'paper' and no quote when the file does not name the claim yet)."""
+    table = quotes(package).get(doc["figure"], {})
+    claims = []
+    for c in doc["claims"]:
+        q = table.get(c["id"], {})
+        claims.append({**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
+                       "thresholds": q.get("thresholds", {})})
+    return {**doc, "claims": claims}
+
+
+def counts(claims: list[dict]) -> dict:
+    """Paper claims held / not held / not judged, measurements apart: the numbers of a headline."""
+    paper = [c for c in claims if c.get("kind", "paper") == "paper"]
+    return {"paper": len(paper), "holds": sum(c["holds"] is True for c in paper),
+            "fails": sum(c["holds"] is False for c in paper), "unjudged": sum(c["holds"] is None for c in paper),
+            "measurements": len(claims) - len(paper)}

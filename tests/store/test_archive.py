@@ -1,0 +1,131 @@
+"""The results archive: written whole or not at all, read like a run tree, re-judged to the same verdicts."""
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from groklab import load_runs
+from groklab.cli import main
+from groklab.errors import ConfigError
+from groklab.experiments import reproduce
+from groklab.experiments.archive import archive
+from groklab.report import write_report
+from groklab.store.archive import archived_runs, is_archive, read_index
+
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=60", "eval.every=10", "eval.log_points=0")
+QUIET = {"echo": lambda *_: None}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """fig6 (metrics only) and fig11 (measured arrays) at a tiny size, 1 seed."""
+    out = tmp_path_factory.mktemp("tree")
+    reproduce("embedding/fig6", out, seeds=1, overrides=TINY, command="test fig6", **QUIET)
+    reproduce("embedding/fig11", out, seeds=1, overrides=TINY, command="test fig11", **QUIET)
+    return out
+
+
+@pytest.fixture(scope="module")
+def arch(tree, tmp_path_factory):
+    return Path(archive(tree, tmp_path_factory.mktemp("res") / "embedding-quick", command="test archive")["path"])
+
+
+def _claims(path):
+    return [(c["id"], c["holds"], json.dumps(c["aggregate"], sort_keys=True), json.dumps(c["per_seed"], sort_keys=True))
+            for c in json.loads(path.read_text())["claims"]]
+
+
+def test_the_manifest_records_build_machine_and_commands(arch):
+    index = read_index(arch)
+    assert is_archive(arch) and set(index["studies"]) == {"fig6", "fig11"}
+    cmds = {s["command"] for s in index["sessions"]}
+    assert cmds == {"test fig6", "test fig11"}
+    for s in index["sessions"]:
+        m = s["machine"]
+        assert m["torch"] and m["cores"] >= 1 and m["fp32_gflops"]["all_threads"] > 0 and s["wall_s"] > 0
+    assert index["studies"]["fig6"]["runs"] == 12 and index["studies"]["fig6"]["analysed"] == "claims"
+
+
+def test_no_checkpoints_and_figures_kept(arch, tree):
+    files = {f.relative_to(arch).as_posix() for f in Path(arch).rglob("*") if f.is_file()}
+    assert not any(f.endswith(".pt") for f in files)
+    assert {"fig6/claims.json", "fig6/experiment.json", "fig6/runs.jsonl.gz", "fig11/arrays.npz"} <= files
+    assert any(f.startswith("fig6/") and f.endswith(".png") for f in files)
+
+
+def test_load_runs_reads_an_archive_like_the_run_tree(arch, tree):
+    a, t = load_runs(arch), load_runs(tree)
+    key = ["run", "step"]
+    a, t = a.sort_values(key).reset_index(drop=True), t.sort_values(key).reset_index(drop=True)
+    assert a.shape == t.shape and list(a["run"]) == list(t["run"])
+    for col in ("train/acc", "test/acc", "test/loss", "optim.c", "task.name"):
+        assert a[col].equals(t[col]), col
+
+
+@pytest.mark.parametrize("fig", ["fig6", "fig11"])
+def test_rejudging_from_the_archive_gives_the_archived_verdicts(arch, tmp_path, fig):
+    docs = reproduce(f"embedding/{fig}", tmp_path / "rj", source=arch, **QUIET)
+    assert docs[0]["seeds"] == 1  # the archive's seeds and overrides, not the defaults
+    assert _claims(tmp_path / "rj" / fig / "claims.json") == _claims(arch / fig / "claims.json")
+    assert not list((tmp_path / "rj").rglob("ckpt.pt"))  # nothing was trained
+
+
+def test_rejudging_refuses_what_the_archive_cannot_answer(arch, tmp_path):
+    with pytest.raises(ConfigError, match="at profile 'quick', not 'paper'"):
+        reproduce("embedding/fig6", tmp_path / "a", profile="paper", source=arch, **QUIET)
+    with pytest.raises(ConfigError, match="lacks 12 of the 24 runs"):
+        reproduce("embedding/fig6", tmp_path / "b", seeds=2, source=arch, **QUIET)
+    with pytest.raises(ConfigError, match="holds no study 'fig7'"):
+        reproduce("embedding/fig7", tmp_path / "c", source=arch, **QUIET)
+    assert not any((tmp_path / d).exists() for d in "abc")
+
+
+def test_rejudging_never_writes_over_trained_runs(tree, arch):
+    files = {f: f.read_bytes() for f in (tree / "fig6").rglob("*") if f.is_file()}
+    with pytest.raises(ConfigError, match="holds 12 trained runs of fig6"):
+        reproduce("embedding/fig6", tree, source=arch, **QUIET)
+    assert files and all(f.read_bytes() == b for f, b in files.items())
+
+
+def test_an_archive_is_written_whole_or_not_at_all(tree, tmp_path, monkeypatch):
+    dest = tmp_path / "a"
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full)
+    with pytest.raises(OSError):
+        archive(tree, dest)
+    assert list(tmp_path.iterdir()) == []  # no archive, no temp folder
+
+
+def test_replace_only_with_replace_and_only_an_archive(tree, arch, tmp_path, capsys):
+    assert main(["archive", str(tree), str(arch)]) == 2
+    assert "--replace" in capsys.readouterr().err
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert main(["archive", str(tree), str(mine), "--replace"]) == 2
+    assert (mine / "notes.txt").read_text() == "mine"
+    again = tmp_path / "again"
+    archive(tree, again)
+    before = (again / "fig6" / "runs.jsonl.gz").read_bytes()
+    assert main(["archive", str(tree), str(again), "--replace"]) == 0
+    assert (again / "fig6" / "runs.jsonl.gz").read_bytes() == before  # gzip with mtime 0: same runs, same bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "mine"]
+
+
+def test_report_and_markdown_on_an_archive(arch, capsys):
+    page = write_report(arch).read_text()
+    assert "fig6" in page and "<img" in page and ("completed" in page or "early_stop" in page)
+    assert main(["report", str(arch), "--markdown"]) == 0
+    assert capsys.readouterr().out.count("| fig6 |") == 10
+
+
+def test_a_run_line_is_the_whole_run(arch):
+    runs = list(archived_runs(arch / "fig6"))
+    assert len(runs) == 12 and all({"config", "summary", "metrics"} <= set(r) for r in runs)
+    with gzip.open(arch / "fig6" / "runs.jsonl.gz", "rt") as f:
+        assert len(f.read().splitlines()) == 12
