@@ -34,7 +34,8 @@ def _claims(archive: str, study: str) -> dict:
 
 
 def headline(archive: str) -> str:
-    """'N of M claims hold in K studies (R runs; T of training and analysis on CPU at G GFLOP/s; torch B)'."""
+    """'N of M paper claims hold, K do not (J measurements beside), in S studies (R runs; T of training and
+    analysis at G GFLOP/s; torch B)'."""
     from groklab.store import read_claims
     from groklab.store.archive import read_index
 
@@ -42,12 +43,13 @@ def headline(archive: str) -> str:
     docs = [read_claims(ROOT / archive / s) for s in index["studies"]]
     claims = [c for d in docs if d for c in d["claims"]]
     runs = sum(s["runs"] for s in index["studies"].values())
-    machines = [s["machine"] for s in index["sessions"] if s.get("machine")]
+    machines = [s["machine"] for s in index["sessions"] if s.get("machine") and "from" not in s]  # sessions that trained
     speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
     builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
     gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
-    return (f"{sum(c['holds'] is True for c in claims)} of {len(claims)} claims hold in {len(docs)} studies "
-            f"({runs} runs; {index['wall_s'] / 60:.0f} min of training and analysis at {gf} fp32 GFLOP/s; "
+    from groklab.report import headline as verdicts
+
+    return (f"{verdicts(claims)}, in {len(docs)} studies ({runs} runs; {index['wall_s'] / 60:.0f} min of training and analysis at {gf} fp32 GFLOP/s; "
             f"torch {', '.join(builds)})")
 
 

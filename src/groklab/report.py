@@ -69,6 +69,22 @@ def verdict(holds) -> str:
     return {True: "holds", False: "does not hold", None: "not judged (partial)"}[holds]
 
 
+def counts(claims: list[dict]) -> dict:
+    """Paper claims that hold / do not / were not judged, and measurements apart: the numbers of a headline."""
+    paper = [c for c in claims if c.get("kind", "paper") == "paper"]
+    return {"paper": len(paper), "holds": sum(c["holds"] is True for c in paper),
+            "fails": sum(c["holds"] is False for c in paper), "unjudged": sum(c["holds"] is None for c in paper),
+            "measurements": len(claims) - len(paper)}
+
+
+def headline(claims: list[dict]) -> str:
+    """'N of M paper claims hold, K do not (J measurements beside)': measurements are never counted as claims."""
+    n = counts(claims)
+    text = f"{n['holds']} of {n['paper']} paper claims hold, {n['fails']} do not"
+    text += f", {n['unjudged']} not judged" if n["unjudged"] else ""
+    return text + (f" ({n['measurements']} measurements beside)" if n["measurements"] else "")
+
+
 def _verdict_html(holds) -> str:
     css = {True: "holds", False: "fails", None: "partial"}[holds]  # not judged: neither green nor red
     return f"<span class='{css}'>{verdict(holds)}</span>"
@@ -98,7 +114,11 @@ def _claims_table(claims: list[dict]) -> str:
     for c in claims:
         per = "<br>".join(f"{e(k)}: {e(_fmt(v))}" for k, v in c.get("per_seed", {}).items())
         note = f"<br><i>{e(c['note'])}</i>" if c.get("note") else ""
-        rows.append(f"<tr><td><b>{e(c['id'])}</b><br>{e(c['text'])}</td><td>{e(c['statistic'])}</td>"
+        kind = " <i>(measurement: our own check, not counted among the paper's claims)</i>" \
+            if c.get("kind") == "measurement" else ""
+        quote = (f"<blockquote>“{e(c['quote'])}” ({e(c.get('where') or '')})</blockquote>"
+                 if c.get("quote") else "")
+        rows.append(f"<tr><td><b>{e(c['id'])}</b>{kind}<br>{e(c['text'])}{quote}</td><td>{e(c['statistic'])}</td>"
                     f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td>"
                     f"<td>{_verdict_html(c['holds'])}{note}</td></tr>")
     return "\n".join(rows) + "</table>"
@@ -168,10 +188,9 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
     e = html.escape
     rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
                    f"{_verdict_html(c['holds'])}</td></tr>" for f, c in summary)
-    n_hold = sum(c["holds"] is True for _, c in summary)
     page = (f"{HEAD}{e(root.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>groklab report: {e(str(root))}</h1>"
-            f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {n_hold} of {len(summary)} claims hold.</p>"
+            f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {e(headline([c for _, c in summary]))}.</p>"
             f"<table id='verdicts'><tr><th>figure</th><th>claim</th><th>verdict</th></tr>{rows}</table>"
             + "\n".join(sections) + "</body></html>")
     path = Path(out) if out else root / "report.html"
@@ -209,8 +228,10 @@ def markdown(root: str | Path) -> str:
 
 
 def claim_rows(doc: dict) -> list[str]:
-    """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |`."""
-    return [f"{c['text']} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c['holds'])} |"
+    """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |` (a measurement
+    of our own is marked as such)."""
+    mark = lambda c: " *(measurement)*" if c.get("kind") == "measurement" else ""  # noqa: E731
+    return [f"{c['text']}{mark(c)} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c['holds'])} |"
             for c in doc["claims"]]
 
 

@@ -35,8 +35,10 @@ def test_figure_writes_figures_and_well_formed_claims(tree, fig):
     n_runs = len(PAPERS["embedding"][fig].runs("quick", 1))
     assert len(doc["health"]) == n_runs
     for c in doc["claims"]:
-        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note"}
-        assert isinstance(c["holds"], bool) and c["text"] and c["statistic"]
+        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note", "kind", "quote",
+                          "where", "thresholds"}
+        assert isinstance(c["holds"], bool) and c["text"] and c["statistic"] and c["kind"] in ("paper", "measurement")
+        assert c["quote"] and c["where"], (fig, c["id"])  # every claim cites its sentence (quotes.yaml)
         for values in c["per_seed"].values():
             assert isinstance(values, list)
 

@@ -149,6 +149,7 @@ def cmd_numberline(args) -> int:
 
 def cmd_reproduce(args) -> int:
     from groklab.experiments import default_jobs, reproduce
+    from groklab.report import headline
 
     if args.jobs < 0:
         raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
@@ -162,8 +163,12 @@ def cmd_reproduce(args) -> int:
               f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; run without --only to "
               f"train the rest and judge")
         return 0
-    print(f"{sum(c['holds'] for c in claims)} of {len(claims)} claims hold; "
-          f"{time.perf_counter() - t0:.0f} s; report: groklab report {args.out}")
+    if args.source is not None:  # re-judging is seconds: the report comes with it
+        from groklab.report import write_report
+
+        report = write_report(args.out)
+    print(f"{headline(claims)}; {time.perf_counter() - t0:.0f} s; report: "
+          + (str(report) if args.source is not None else f"groklab report {args.out}"))
     return 0
 
 

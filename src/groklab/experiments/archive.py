@@ -27,19 +27,18 @@ def archive(tree: str | Path, dest: str | Path, replace: bool = False, command: 
     for study in experiment_dirs(tree):
         man = read_manifest(study)
         doc = read_claims(study) or read_partial(study) or {}
-        wall += doc.get("wall_s") or 0.0
+        trained = [s for s in man.get("sessions", []) if "from" not in s]  # re-judging sessions train nothing
+        wall += sum(s.get("wall_s") or 0.0 for s in trained) if trained else doc.get("wall_s") or 0.0
         papers.add(_paper_of(man["figure"], PAPERS))
-        for s in man.get("sessions", []):
-            s = {**s, "study": man["figure"]}
-            sessions.append(s)
+        sessions += [{**s, "study": man["figure"]} for s in man.get("sessions", [])]
     index = {"created": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "archived_by": command or "groklab.archive",
              "papers": sorted(p for p in papers if p), "wall_s": round(wall, 1),
              "archiving_machine": describe(),
              "sessions": sessions,
-             "note": "wall_s sums each study's claims.json wall_s (training and analysis of its last session); "
-                     "sessions lists every reproduce call with its command and the machine it ran on; a tree "
-                     "trained before groklab recorded sessions has none, and archiving_machine is then the "
-                     "closest record of the machine"}
+             "note": "wall_s sums the wall time of every session that trained (training and analysis); "
+                     "sessions lists every reproduce call with its command and the machine it ran on (a "
+                     "session with 'from' re-judged archived runs and trained nothing); a tree trained before "
+                     "groklab recorded sessions has none, and archiving_machine is then the closest record"}
     path = write_archive(tree, dest, index, weights, replace)
     return {**index, "path": str(path), "bytes": archive_size(path)}
 

@@ -41,11 +41,3 @@ def cite(package: str, doc: dict) -> dict:
         claims.append({**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
                        "thresholds": q.get("thresholds", {})})
     return {**doc, "claims": claims}
-
-
-def counts(claims: list[dict]) -> dict:
-    """Paper claims held / not held / not judged, measurements apart: the numbers of a headline."""
-    paper = [c for c in claims if c.get("kind", "paper") == "paper"]
-    return {"paper": len(paper), "holds": sum(c["holds"] is True for c in paper),
-            "fails": sum(c["holds"] is False for c in paper), "unjudged": sum(c["holds"] is None for c in paper),
-            "measurements": len(claims) - len(paper)}

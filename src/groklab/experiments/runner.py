@@ -13,6 +13,7 @@ from typing import Callable
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
+from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec
 from groklab.store import (
     clear_error,
@@ -93,7 +94,9 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         manifest["only"] = only
     if source is not None:
         manifest["from"] = str(source)
-    sessions = _sessions(root) + ([dict(session)] if session else [])
+    # the calls that built these runs: a re-judged study keeps its archive's training sessions
+    sessions = _sessions(root) or (_sessions(source) if source is not None else [])
+    sessions += [{**session, "from": str(source)} if source is not None else dict(session)] if session else []
     write_manifest(root, {**manifest, "sessions": sessions})
     part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
     verb = f"re-judged from {source}" if source is not None else ""
@@ -108,6 +111,7 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
+    doc = cite(module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
         write_manifest(root, {**manifest, "sessions": sessions})
@@ -121,7 +125,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         write_claims(root, doc)
     for c in doc["claims"]:
         verdict = {True: "holds", False: "FAILS", None: "partial"}[c["holds"]]
-        echo(f"  [{verdict}] {c['id']}: {c['text']}  ({_agg(c['aggregate'])})")
+        kind = "" if c["kind"] == "paper" else " (measurement)"
+        echo(f"  [{verdict}] {c['id']}{kind}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc
 
 

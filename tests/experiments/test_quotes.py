@@ -1,0 +1,43 @@
+"""Every claim's quote is the paper's own text: found verbatim (whitespace and line-break hyphenation aside)
+in the paper it cites, with a kind and a place. The papers' texts lie in shared/papers/ beside the checkout."""
+import re
+from pathlib import Path
+
+import pytest
+
+from groklab.experiments import PAPERS
+from groklab.experiments.quotes import KINDS, quotes
+
+PAPERS_DIR = Path(__file__).resolve().parents[3] / "shared" / "papers"
+TEXT = {"embedding": "000_", "investigation": "002_", "beyond": "004_"}
+
+
+def _norm(text: str) -> str:
+    """Whitespace collapsed, a word hyphenated across a line break joined, quotes and dashes unified."""
+    text = re.sub(r"-\s*\n\s*", "", text)
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _paper(package: str) -> str:
+    files = sorted(PAPERS_DIR.glob(TEXT[package] + "*.txt"))
+    if not files:
+        pytest.skip(f"the paper texts are not beside this checkout ({PAPERS_DIR})")
+    return _norm(files[0].read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", sorted(TEXT))
+def test_every_quote_is_found_in_its_paper(package):
+    table = quotes(package)
+    if not table:
+        pytest.skip(f"{package}/quotes.yaml not written yet")
+    text = _paper(package)
+    missing = []
+    for study, claims in table.items():
+        assert study in PAPERS[package], f"{package}/quotes.yaml names an unknown study {study}"
+        for cid, q in claims.items():
+            assert q["kind"] in KINDS and q.get("where"), (study, cid)
+            assert isinstance(q.get("thresholds", {}), dict), (study, cid)
+            if _norm(q["quote"]) not in text:
+                missing.append(f"{study}/{cid}")
+    assert not missing, f"quotes not found verbatim in the paper: {missing}"
