@@ -43,13 +43,15 @@ def headline(archive: str) -> str:
     docs = [read_claims(ROOT / archive / s) for s in index["studies"]]
     claims = [c for d in docs if d for c in d["claims"]]
     runs = sum(s["runs"] for s in index["studies"].values())
-    machines = [s["machine"] for s in index["sessions"] if s.get("machine") and "from" not in s]  # sessions that trained
+    trained = [s for s in index["sessions"] if "from" not in s]  # re-judging sessions train nothing
+    machines = [s["machine"] for s in trained if s.get("machine")]
     speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
     builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
     gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
     from groklab.report import headline as verdicts
 
-    return (f"{verdicts(claims)}, in {len(docs)} studies ({runs} runs; {index['wall_s'] / 60:.0f} min of training and analysis at {gf} fp32 GFLOP/s; "
+    return (f"{verdicts(claims)}, in {len(docs)} studies ({runs} runs; {index['wall_s'] / 60:.0f} min of "
+            f"training and analysis at {gf} fp32 GFLOP/s; "
             f"torch {', '.join(builds)})")
 
 

@@ -26,8 +26,10 @@ def test_reproduce_takes_overrides_after_options(tmp_path, monkeypatch):
     monkeypatch.setattr(experiments, "reproduce", lambda target, out, **kw: seen.update(target=target, **kw) or [])
     assert main(["reproduce", "embedding/fig6", "--profile", "paper", "p=59", "--jobs", "2", "--out",
                  str(tmp_path)]) == 0
-    assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": 3, "jobs": 2, "overrides": ("p=59",),
-                    "only": None}
+    command = seen.pop("command")
+    assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": None, "jobs": 2, "overrides": ("p=59",),
+                    "only": None, "source": None}
+    assert command.startswith("groklab ")  # recorded in each figure's manifest
 
 
 @pytest.mark.parametrize("cmd", sorted(EXAMPLES))

@@ -1,8 +1,9 @@
 """App. A of paper 000: the entropy-regularised sampler p_i = softmax(L_i^2 / gamma) at several temperatures.
 
 App. A derives the sampler but shows no run of it, so the claims here are groklab's measurements, labelled as
-such: its literal gamma = 1e-4 is far below the L_i^2 and samples one token; gamma relative to the L_i^2
-(tau * mean L_i^2) keeps the distribution between uniform and one-hot; and whether it then groks sooner than
+such: an absolute gamma = 1e-4 (our former default; App. A gives only gamma > 0) is far below the L_i^2 and
+samples one token; gamma relative to the L_i^2 (tau * mean L_i^2) keeps the distribution between uniform and
+one-hot; and whether it then groks sooner than
 i.i.d. random sampling (the point of a variance-minimising sampler).
 """
 from __future__ import annotations
@@ -76,7 +77,8 @@ def claims(ent: dict, times: dict) -> list[Claim]:
     a, d = boot_mean(ent.get("gamma1e-4", [])), boot_mean(ent.get(DEFAULT, []))
     faster = boot_diff(times.get("random", []), times.get(DEFAULT, []))
     return [
-        Claim("absolute_gamma_is_one_hot", "Measurement: App. A's literal gamma = 1e-4 samples a single token.",
+        Claim("absolute_gamma_is_one_hot", "Measurement: an absolute gamma = 1e-4 (our former default; App. A "
+                                            "states only gamma > 0) samples a single token.",
               "mean normalised entropy H(p)/log(#tokens) over the measures after step 0, per seed; holds if the 95% "
               f"bootstrap CI of its mean lies below {ONE_HOT}", {k: ent.get(k, []) for k in ARMS if k in ent},
               {"mean": a["mean"], "lo": a["lo"], "hi": a["hi"], "threshold": ONE_HOT},
