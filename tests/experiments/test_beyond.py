@@ -32,6 +32,8 @@ def test_every_study_runs_draws_and_states_its_claims(tree):
                                      for c in doc["claims"]), name
         assert all((out / name / f).is_file() for f in doc["figures"]) and doc["figures"], name
         assert set(doc["health"].values()) <= {"completed"}, (name, doc["health"])
+        uncited = [c["id"] for c in doc["claims"] if not (c["quote"] and c["where"])]
+        assert not uncited, (name, uncited)  # every claim cites its sentence (beyond/quotes.yaml)
 
 
 def test_table1_end_to_end(tree):

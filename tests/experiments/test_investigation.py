@@ -25,6 +25,7 @@ def test_every_study_trains_draws_and_states_claims(tree):
         assert set(doc["health"].values()) == {"completed"}, (name, doc["health"])
         for c in doc["claims"]:
             assert c["statistic"] and c["per_seed"], (name, c["id"])
+            assert c["quote"] and c["where"] and c["kind"] in ("paper", "measurement"), (name, c["id"])
     saved = json.loads((out / "landscape" / "claims.json").read_text())
     per_seed = saved["claims"][0]["per_seed"]  # curvatures along singular and random directions were measured
     assert len(per_seed["k_sv"]) == len(per_seed["k_rand"]) == 1 and per_seed["k_sv"][0] != per_seed["k_rand"][0]
