@@ -129,3 +129,11 @@ def test_a_run_line_is_the_whole_run(arch):
     assert len(runs) == 12 and all({"config", "summary", "metrics"} <= set(r) for r in runs)
     with gzip.open(arch / "fig6" / "runs.jsonl.gz", "rt") as f:
         assert len(f.read().splitlines()) == 12
+
+
+def test_summarize_and_check_read_an_archive(arch, tree, tmp_path, capsys):
+    from groklab.sweep import summarize
+
+    a, t = (df.sort_values("point").reset_index(drop=True) for df in (summarize(arch), summarize(tree)))
+    assert a["n"].sum() == t["n"].sum() == 15 and a.equals(t)  # fig6 12 runs, fig11 3
+    assert main(["check", str(arch)]) == 0

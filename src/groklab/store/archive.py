@@ -167,6 +167,16 @@ def archived_runs(study: str | Path) -> Iterator[dict]:
         raise StoreError(f, f"not a readable gzip file ({type(err).__name__}); the archive is damaged") from None
 
 
+def run_records(path: str | Path) -> Iterator[tuple[str, dict, dict]]:
+    """(run name, config, summary) of every archived run at `path` (an archive or one study), as a tree gives."""
+    path = Path(path)
+    for study in study_dirs(path):
+        prefix = "" if study == path else study.relative_to(path).as_posix() + "/"
+        for doc in archived_runs(study):
+            if not doc.get("missing"):
+                yield prefix + doc["run"], doc["config"], doc.get("summary") or {}
+
+
 def lacking(study: str | Path, names: list[str]) -> list[str]:
     """The names among `names` that the archived study does not hold (reads, and so checks, the whole file)."""
     held = {d["run"] for d in archived_runs(study) if not d.get("missing")}
@@ -261,4 +271,4 @@ def archive_size(path: str | Path) -> int:
 
 
 __all__ = ["FORMAT", "archive_size", "archived_runs", "is_archive", "lacking", "load_archive", "read_index",
-           "study_dirs", "trained_here", "unpack", "write_archive"]
+           "run_records", "study_dirs", "trained_here", "unpack", "write_archive"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from groklab.config import flatten
 from groklab.errors import ConfigError
-from groklab.store import RunStore, find_runs
+from groklab.store import RunStore, archive, find_runs
 from groklab.sweep.plan import seed_keys_of
 
 EVENTS = ("t_train", "t_test", "gap")  # undefined when not reached: stats over the runs that reached them
@@ -22,6 +22,16 @@ def _stats(values: list) -> dict:
             "median": statistics.median(v) if v else None}
 
 
+def _records(root: Path):
+    """(name, config, summary) of every run below `root`: a tree of run directories or a results archive."""
+    if archive.is_archive(root) or (root / archive.RUNS).is_file():
+        yield from archive.run_records(root)
+        return
+    for path in find_runs(root):
+        store = RunStore(path)
+        yield str(Path(path).relative_to(root)), store.config(), store.summary()
+
+
 def summarize(root: str | Path):
     """One row per grid point (runs whose configs differ only in the seed keys); a pandas DataFrame."""
     import pandas as pd
@@ -31,15 +41,13 @@ def summarize(root: str | Path):
         raise ConfigError("dir", str(root), "does not exist" if not root.exists() else "is not a directory")
     seeds = seed_keys_of(root)
     runs, failed = [], []
-    for path in find_runs(root):
-        store = RunStore(path)
-        cfg = flatten(store.config())
+    for name, config, summary in _records(root):
+        cfg = flatten(config)
         point = {k: v for k, v in cfg.items()
                  if k not in seeds and not any(k == i or (i.endswith(".") and k.startswith(i)) for i in IGNORED)}
-        summary = store.summary()
         runs.append((point, summary))
         if summary.get("status") in FAILED:
-            failed.append((str(Path(path).relative_to(root)), summary["status"]))
+            failed.append((name, summary["status"]))
     if not runs:
         raise ConfigError("dir", str(root), "holds no runs (no run directory below it)")
     varying = [k for k in runs[0][0] if len({repr(p.get(k)) for p, _ in runs}) > 1]
