@@ -64,9 +64,9 @@ def _fmt(v) -> str:
     return "–" if v is None else str(v)
 
 
-def verdict(holds) -> str:
-    """holds: True, False, or None for a claim measured on a `reproduce --only` subset."""
-    return {True: "holds", False: "does not hold", None: "not judged (partial)"}[holds]
+def verdict(c: dict) -> str:
+    """A claim's verdict: 'holds', 'does not hold' or 'inconclusive (reason)' (a `--only` subset: partial)."""
+    return {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c.get('reason') or 'partial'})")
 
 
 def counts(claims: list[dict]) -> dict:
@@ -78,16 +78,17 @@ def counts(claims: list[dict]) -> dict:
 
 
 def headline(claims: list[dict]) -> str:
-    """'N of M paper claims hold, K do not (J measurements beside)': measurements are never counted as claims."""
+    """'N of M paper claims hold, K do not, J inconclusive (L measurements beside)': measurements are never
+    counted as claims."""
     n = counts(claims)
     text = f"{n['holds']} of {n['paper']} paper claims hold, {n['fails']} do not"
-    text += f", {n['unjudged']} not judged" if n["unjudged"] else ""
+    text += f", {n['unjudged']} inconclusive" if n["unjudged"] else ""
     return text + (f" ({n['measurements']} measurements beside)" if n["measurements"] else "")
 
 
-def _verdict_html(holds) -> str:
-    css = {True: "holds", False: "fails", None: "partial"}[holds]  # not judged: neither green nor red
-    return f"<span class='{css}'>{verdict(holds)}</span>"
+def _verdict_html(c: dict) -> str:
+    css = {True: "holds", False: "fails"}.get(c["holds"], "partial")  # inconclusive: neither green nor red
+    return f"<span class='{css}'>{verdict(c)}</span>"
 
 
 def _analysed(fig_dir: Path) -> dict | None:
@@ -120,7 +121,7 @@ def _claims_table(claims: list[dict]) -> str:
                  if c.get("quote") else "")
         rows.append(f"<tr><td><b>{e(c['id'])}</b>{kind}<br>{e(c['text'])}{quote}</td><td>{e(c['statistic'])}</td>"
                     f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td>"
-                    f"<td>{_verdict_html(c['holds'])}{note}</td></tr>")
+                    f"<td>{_verdict_html(c)}{note}</td></tr>")
     return "\n".join(rows) + "</table>"
 
 
@@ -187,7 +188,7 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
         summary += [(name, c) for c in claims]
     e = html.escape
     rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
-                   f"{_verdict_html(c['holds'])}</td></tr>" for f, c in summary)
+                   f"{_verdict_html(c)}</td></tr>" for f, c in summary)
     page = (f"{HEAD}{e(root.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>groklab report: {e(str(root))}</h1>"
             f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {e(headline([c for _, c in summary]))}.</p>"
@@ -231,7 +232,7 @@ def claim_rows(doc: dict) -> list[str]:
     """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |` (a measurement
     of our own is marked as such)."""
     mark = lambda c: " *(measurement)*" if c.get("kind") == "measurement" else ""  # noqa: E731
-    return [f"{c['text']}{mark(c)} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c['holds'])} |"
+    return [f"{c['text']}{mark(c)} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c)} |"
             for c in doc["claims"]]
 
 

@@ -99,6 +99,20 @@ def test_fig10_claims_under_each_definition():
     st["adam_lr_adaptive_wd1e-3/s0"] = pts((40.0, 20.0, 45.0), (49.0, 1.0, 1.0), (256.0, 256.0, 256.0))
     assert fig10.claims(st)[0].holds  # adaptive c is reported, not judged
     assert not any(x.holds for x in fig10.claims({}))
+    # a setup that never fits its training set: a statement that holds on the setups that trained is
+    # inconclusive (precondition), one that a trained setup violates does not hold
+    import pandas as pd
+
+    t_train = pd.Series({f"{n}/s{i}": (None if n == "adam_wd5e-3" else 300) for n in fig10.SETUPS for i in range(3)})
+    unfit = fig10.unfit(t_train)
+    assert list(unfit) == ["adam_wd5e-3"] and "3 of 3 seeds" in unfit["adam_wd5e-3"]
+    c = {x.id: x for x in fig10.claims(st, unfit)}
+    ew = c["rank_EW_decreases[rtol1e-3]"]
+    assert ew.holds is None and ew.reason == "precondition" and "adam_wd5e-3 never fits" in ew.note
+    assert ew.to_dict()["verdict"] == "inconclusive (precondition)"
+    assert c["rank_E_stable[rtol1e-3]"].holds is None  # adam_wd5e-3's seed 1 moved, but it never fit
+    st["adam_wd1e-3/s1"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 20.0), (256.0, 90.0, 60.0))  # a trained setup moves
+    assert fig10.claims(st, unfit)[2].holds is False  # rank_E_stable[rtol1e-2]: violated where it trained
 
 
 def test_fig11_claims_on_key_shares_in_token_and_dlog_order():

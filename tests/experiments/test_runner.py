@@ -35,9 +35,12 @@ def test_figure_writes_figures_and_well_formed_claims(tree, fig):
     n_runs = len(PAPERS["embedding"][fig].runs("quick", 1))
     assert len(doc["health"]) == n_runs
     for c in doc["claims"]:
-        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note", "kind", "quote",
-                          "where", "thresholds"}
-        assert isinstance(c["holds"], bool) and c["text"] and c["statistic"] and c["kind"] in ("paper", "measurement")
+        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note", "reason", "verdict",
+                          "kind", "quote", "where", "thresholds"}
+        assert c["verdict"] == {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c['reason']})")
+        assert c["holds"] in (True, False, None) and c["text"] and c["statistic"]
+        assert c["kind"] in ("paper", "measurement")
+        assert (c["holds"] is None) == (c["reason"] in ("precondition", "censored", "underpowered")), c["id"]
         assert c["quote"] and c["where"], (fig, c["id"])  # every claim cites its sentence (quotes.yaml)
         for values in c["per_seed"].values():
             assert isinstance(values, list)
@@ -106,8 +109,8 @@ def test_only_trains_a_subset_without_verdicts_and_a_full_run_completes_it(tmp_p
     assert read_claims(out / "fig6") is None  # nothing judged on a subset
     from groklab.report import markdown, write_report
     rows = markdown(out).splitlines()[2:]
-    assert rows and all(r.endswith("| not judged (partial) |") for r in rows)
-    assert "not judged (partial)" in write_report(out).read_text()
+    assert rows and all(r.endswith("| inconclusive (partial) |") for r in rows)
+    assert "inconclusive (partial)" in write_report(out).read_text()
     assert main(["check", str(out)]) == 0 and "experiment, partial (--only)" in capsys.readouterr().out
     assert main(args) == 0  # the rest, then verdicts over all twelve
     assert "3 of 12 runs already finished; training 9" in capsys.readouterr().out

@@ -96,6 +96,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         manifest["from"] = str(source)
     # the calls that built these runs: a re-judged study keeps its archive's training sessions
     sessions = _sessions(root) or (_sessions(source) if source is not None else [])
+    if source is not None:  # the last re-judging is the one that wrote these claims; earlier ones are gone
+        sessions = [x for x in sessions if "from" not in x]
     sessions += [{**session, "from": str(source)} if source is not None else dict(session)] if session else []
     write_manifest(root, {**manifest, "sessions": sessions})
     part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
@@ -118,13 +120,13 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     if only is not None:
         note = f"partial: {len(specs)} of {len(every)} runs ({only!r}); not judged"
         doc.update(only=only, trained=sorted(configs), of=len(every),
-                   claims=[{**c, "holds": None, "note": " ".join(filter(None, [c["note"], note]))}
-                           for c in doc["claims"]])
+                   claims=[{**c, "holds": None, "reason": "partial", "verdict": "inconclusive (partial)",
+                            "note": " ".join(filter(None, [c["note"], note]))} for c in doc["claims"]])
         write_partial(root, doc)
     else:
         write_claims(root, doc)
     for c in doc["claims"]:
-        verdict = {True: "holds", False: "FAILS", None: "partial"}[c["holds"]]
+        verdict = {True: "holds", False: "FAILS"}.get(c["holds"], f"inconclusive: {c.get('reason') or 'partial'}")
         kind = "" if c["kind"] == "paper" else " (measurement)"
         echo(f"  [{verdict}] {c['id']}{kind}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc

@@ -17,20 +17,41 @@ class RunSpec:
     overrides: tuple[str, ...]
 
 
+REASONS = ("precondition", "censored", "underpowered", "partial")  # why a claim is inconclusive
+
+
 @dataclass
 class Claim:
-    """A claim of the paper, the statistic that tests it, its value per seed, and the verdict."""
+    """A claim of the paper, the statistic that tests it, its value per seed, and the verdict: `holds` True
+    (holds), False (does not hold) or None (inconclusive, with `reason` one of REASONS and `note` saying why)."""
 
     id: str
     text: str  # the paper's claim, in a sentence
     statistic: str  # how it is measured, precisely enough to recompute
     per_seed: dict[str, list] = field(default_factory=dict)  # group -> value per seed (None: not reached)
     aggregate: dict[str, Any] = field(default_factory=dict)  # group -> aggregate (median, ratio, ...)
-    holds: bool = False
+    holds: bool | None = False
     note: str = ""  # e.g. why the check could not be made
+    reason: str = ""  # with holds None: precondition, censored, underpowered or partial
+
+    def __post_init__(self):
+        if self.holds is None and self.reason not in REASONS:
+            raise ValueError(f"claim {self.id}: an inconclusive verdict needs a reason in {REASONS}")
+
+    def inconclusive(self, reason: str, why: str) -> "Claim":
+        """This claim made inconclusive (a precondition failed, too many runs censored, ...), saying why."""
+        self.holds, self.reason = None, reason
+        self.note = " ".join(filter(None, [self.note, why]))
+        self.__post_init__()
+        return self
 
     def to_dict(self) -> dict:
-        return clean(asdict(self))
+        return {**clean(asdict(self)), "verdict": verdict_of(self.holds, self.reason)}
+
+
+def verdict_of(holds, reason: str = "") -> str:
+    """'holds', 'does not hold', or 'inconclusive (reason)'."""
+    return {True: "holds", False: "does not hold"}.get(holds, f"inconclusive ({reason or 'partial'})")
 
 
 def seeded(name: str, overrides: list[str], seeds: int, split_seed: bool = True) -> list[RunSpec]:

@@ -23,7 +23,8 @@ def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130) -> list[Path]
     try:
         for f in out:  # rendered in memory, then written whole: a failed save leaves the old figure intact
             buf = io.BytesIO()
-            fig.savefig(buf, dpi=dpi, format=f.suffix[1:])
+            meta = {"CreationDate": None} if f.suffix == ".pdf" else None  # same figure, same bytes
+            fig.savefig(buf, dpi=dpi, format=f.suffix[1:], metadata=meta)
             atomic_write(f, buf.getvalue())
     finally:
         plt.close(fig)

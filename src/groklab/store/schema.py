@@ -63,8 +63,9 @@ class ClaimDoc(Open):
     statistic: str
     per_seed: dict[str, Any] = {}
     aggregate: dict[str, Any] = {}
-    holds: StrictBool
+    holds: Optional[StrictBool]  # None: inconclusive, `reason` says why
     note: str = ""
+    reason: str = ""
 
 
 class Claims(Open):

@@ -79,11 +79,24 @@ def rank_points(curves: dict, t_test) -> dict:
 def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     if df.empty or "run" not in df:
         return [], claims({})
-    t_test = run_table(df).set_index("run")["t_test"]
+    table = run_table(df).set_index("run")
+    t_test = table["t_test"]
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
     pts = {run: rank_points(c, t_test.get(run)) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
-    return figs, claims(pts)
+    return figs, claims(pts, unfit(table["t_train"]))
+
+
+def unfit(t_train) -> dict[str, str]:
+    """Setup -> why it fails the figure's precondition: a run of it that never fits its training set
+    (t_train not reached) says nothing about how rank moves while a network learns."""
+    out = {}
+    for n in SETUPS:
+        seeds = [v for run, v in t_train.items() if run.startswith(f"{n}/")]
+        missed = sum(v is None or v != v for v in seeds)
+        if missed:
+            out[n] = f"{n} never fits its training set on {missed} of {len(seeds)} seeds"
+    return out
 
 
 def _plot(curves: dict, path: Path) -> list[Path]:
@@ -108,9 +121,26 @@ def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
     return [None if v is None or None in v or not v[0] else f(*v) for v in vals]
 
 
-def claims(pts: dict) -> list[Claim]:
+def judge(claim: Claim, conds: dict, unfit: dict) -> Claim:
+    """The claim's verdict from per-setup conditions (setup -> bool), given the setups that never fit: it does not
+    hold when a setup that trained violates it; it is inconclusive (precondition) when it holds on every setup
+    that trained but needs one that did not; otherwise it holds."""
+    trained = [ok for n, ok in conds.items() if n not in unfit]
+    if not all(trained):
+        claim.holds = False
+        return claim
+    missing = [unfit[n] for n in conds if n in unfit]
+    if missing:
+        return claim.inconclusive("precondition", "; ".join(missing) + " (it holds on the setups that trained)")
+    claim.holds = True
+    return claim
+
+
+def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
     """Each statement of the paper under each rank definition; per setup the mean over seeds with a 95%
-    bootstrap CI, and a verdict only where the whole CI is on one side of the threshold."""
+    bootstrap CI, and a verdict only where the whole CI is on one side of the threshold. A setup in `unfit`
+    (never fit its training set) cannot make a statement over every setup fail or hold (see judge)."""
+    unfit = unfit or {}
     out = []
     for d in DEFS:
         drop = lambda m: {n: _rel(pts, n, d, m, lambda a, _, c: (a - c) / a) for n in SETUPS}  # noqa: E731
@@ -126,22 +156,24 @@ def claims(pts: dict) -> list[Claim]:
         what = "rank #sigma > %g sigma_max" % DEFS[d] if DEFS[d] else "stable rank ||A||_F^2 / sigma_max^2"
         ew, w = drop("EW"), drop("W")
         out += [
-            Claim(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
-                  f"{what}; (first - last) / first per seed; holds if in each of the paper's three setups the "
-                  f"whole 95% bootstrap CI of its mean lies above {CHANGE}", ew, agg(ew),
-                  all(above(ew, n, CHANGE) for n in JUDGED)),
-            Claim(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
-                  f"{what}; (first - last) / first per seed; holds if each of the three setups' CI lies above "
-                  f"{CHANGE} (the three phases are shown in the figure, not judged)", w, agg(w),
-                  all(above(w, n, CHANGE) for n in JUDGED)),
-            Claim(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
-                  f"{what}; |last - first| / first per seed; holds if each of the three setups' CI lies below {CHANGE}",
-                  moved, agg(moved), all(below(moved, n, CHANGE) for n in JUDGED)),
-            Claim(f"only_adam_lr_changes_rank_after_grokking[{d}]",
-                  f"Only Adam-LR keeps changing rank(EW) after generalization ({d}).",
-                  f"{what}; |rank(EW) at the end - at t_test| / at t_test per seed; holds if adam_lr (c = 10)'s CI "
-                  f"lies above {AFTER} and both plain Adam setups' below it (adaptive c reported only)",
-                  after, agg(after),
-                  above(after, "adam_lr_wd1e-3", AFTER) and all(below(after, n, AFTER) for n in PLAIN)),
+            judge(Claim(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
+                        f"{what}; (first - last) / first per seed; holds if in each of the paper's three setups the "
+                        f"whole 95% bootstrap CI of its mean lies above {CHANGE}", ew, agg(ew)),
+                  {n: above(ew, n, CHANGE) for n in JUDGED}, unfit),
+            judge(Claim(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
+                        f"{what}; (first - last) / first per seed; holds if each of the three setups' CI lies above "
+                        f"{CHANGE} (the three phases are shown in the figure, not judged)", w, agg(w)),
+                  {n: above(w, n, CHANGE) for n in JUDGED}, unfit),
+            judge(Claim(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
+                        f"{what}; |last - first| / first per seed; holds if each of the three setups' CI lies below "
+                        f"{CHANGE}", moved, agg(moved)),
+                  {n: below(moved, n, CHANGE) for n in JUDGED}, unfit),
+            judge(Claim(f"only_adam_lr_changes_rank_after_grokking[{d}]",
+                        f"Only Adam-LR keeps changing rank(EW) after generalization ({d}).",
+                        f"{what}; |rank(EW) at the end - at t_test| / at t_test per seed; holds if adam_lr (c = 10)'s "
+                        f"CI lies above {AFTER} and both plain Adam setups' below it (adaptive c reported only)",
+                        after, agg(after)),
+                  {"adam_lr_wd1e-3": above(after, "adam_lr_wd1e-3", AFTER),
+                   **{n: below(after, n, AFTER) for n in PLAIN}}, unfit),
         ]
     return out
