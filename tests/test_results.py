@@ -52,8 +52,10 @@ def test_a_small_archived_study_is_rejudged_to_its_archived_verdicts(tmp_path):
     profile = read_index(a)["studies"][study]["profile"]
     doc = reproduce(target, tmp_path / "rj", profile=profile, source=a, echo=lambda *_: None)[0]
     archived = json.loads((a / study / "claims.json").read_text())
-    assert [(c["id"], c["holds"], c["aggregate"]) for c in doc["claims"]] == \
-        [(c["id"], c["holds"], c["aggregate"]) for c in archived["claims"]]
+    assert [(c["id"], c["holds"]) for c in doc["claims"]] == [(c["id"], c["holds"]) for c in archived["claims"]]
+    for new, old in zip(doc["claims"], archived["claims"]):  # analyses that recompute from weights (landscape's
+        for key, value in old["aggregate"].items():          # curvatures) differ in the last bits across threads
+            assert new["aggregate"][key] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value)
 
 
 @pytest.mark.parametrize("archive", ARCHIVES, ids=[a.name for a in ARCHIVES])
