@@ -137,3 +137,8 @@ def test_summarize_and_check_read_an_archive(arch, tree, tmp_path, capsys):
     a, t = (df.sort_values("point").reset_index(drop=True) for df in (summarize(arch), summarize(tree)))
     assert a["n"].sum() == t["n"].sum() == 15 and a.equals(t)  # fig6 12 runs, fig11 3
     assert main(["check", str(arch)]) == 0
+
+
+def test_all_from_an_archive_rejudges_the_studies_it_holds(arch, tmp_path):
+    docs = reproduce("embedding/all", tmp_path / "rj", source=arch, **QUIET)
+    assert sorted(d["figure"] for d in docs) == ["fig11", "fig6"]

@@ -78,7 +78,11 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole")
     check_out(out)  # a folder holding a user's files is refused before anything is trained
     plans, names = [], []
-    for m in resolve(target):  # every config of every figure validated before anything is trained
+    modules = resolve(target)
+    if source is not None and target.endswith("/all") and is_archive(source):  # an archive may hold some studies
+        held = read_index(source)["studies"]
+        modules = [m for m in modules if m.NAME in held] or modules
+    for m in modules:  # every config of every figure validated before anything is trained
         study = archived_study(source, m.NAME, profile) if source is not None else None
         man = read_manifest(study) if study is not None else {}
         n_seeds = seeds if seeds is not None else man.get("seeds", 3)
