@@ -21,7 +21,6 @@ from pathlib import Path
 import yaml
 
 KINDS = ("paper", "measurement")
-PAPER_OF = {"embedding": "000", "investigation": "002", "beyond": "004"}  # the papers' numbers in the brief
 
 
 @lru_cache(maxsize=None)

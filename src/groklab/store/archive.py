@@ -167,14 +167,19 @@ def archived_runs(study: str | Path) -> Iterator[dict]:
         raise StoreError(f, f"not a readable gzip file ({type(err).__name__}); the archive is damaged") from None
 
 
-def run_records(path: str | Path) -> Iterator[tuple[str, dict, dict]]:
-    """(run name, config, summary) of every archived run at `path` (an archive or one study), as a tree gives."""
+def holds_runs(path: str | Path) -> bool:
+    """Whether `path` is an archive or one study of it (readers then read runs from it, not from run folders)."""
+    return is_archive(path) or (Path(path) / RUNS).is_file()
+
+
+def runs_at(path: str | Path) -> Iterator[tuple[str, dict]]:
+    """(run name as a tree below `path` would give it, run line) of every archived run at `path`."""
     path = Path(path)
     for study in study_dirs(path):
         prefix = "" if study == path else study.relative_to(path).as_posix() + "/"
         for doc in archived_runs(study):
             if not doc.get("missing"):
-                yield prefix + doc["run"], doc["config"], doc.get("summary") or {}
+                yield prefix + doc["run"], doc
 
 
 def lacking(study: str | Path, names: list[str]) -> list[str]:
@@ -187,28 +192,6 @@ def lacking_error(study: Path, missing: list[str], total: int) -> ConfigError:
     return ConfigError("from", str(study), f"lacks {len(missing)} of the {total} runs this study needs (e.g. "
                                            f"{missing[0]}); archive a reproduction with the same profile, seeds and "
                                            "overrides")
-
-
-def load_archive(path: str | Path):
-    """load_runs for an archive: a row per run per eval step, config fields as columns."""
-    import pandas as pd
-
-    from groklab.config import flatten
-
-    path = Path(path)
-    frames = []
-    for study in study_dirs(path):
-        prefix = "" if study == path else study.relative_to(path).as_posix() + "/"
-        for doc in archived_runs(study):
-            if doc.get("missing") or not doc.get("metrics"):
-                continue
-            df = pd.DataFrame(doc["metrics"])
-            df.insert(0, "run", prefix + doc["run"])
-            df["status"] = (doc.get("summary") or {}).get("status", "unknown")
-            for key, value in flatten(doc["config"]).items():
-                df[key] = [value] * len(df)
-            frames.append(df)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def trained_here(dest: str | Path, names: list[str]) -> list[str]:
@@ -270,5 +253,5 @@ def archive_size(path: str | Path) -> int:
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file() and not is_tmp(f))
 
 
-__all__ = ["FORMAT", "archive_size", "archived_runs", "is_archive", "lacking", "load_archive", "read_index",
-           "run_records", "study_dirs", "trained_here", "unpack", "write_archive"]
+__all__ = ["FORMAT", "archive_size", "archived_runs", "holds_runs", "is_archive", "lacking", "read_index",
+           "runs_at", "study_dirs", "trained_here", "unpack", "write_archive"]

@@ -18,18 +18,26 @@ def load_runs(path: str | Path):
     root = Path(path)
     if not root.exists():
         raise ConfigError("path", str(root), "does not exist")
-    if archive.is_archive(root) or (root / archive.RUNS).is_file():
-        return archive.load_archive(root)
-    frames = []
-    for run in find_runs(root):
-        store = RunStore(run)
-        rows = store.rows()
-        if not rows:
-            continue
-        df = pd.DataFrame(rows)
-        df.insert(0, "run", run.relative_to(root).as_posix() if run != root else run.name)
-        df["status"] = store.summary().get("status", "unknown")
-        for key, value in flatten(store.config()).items():
-            df[key] = [value] * len(df)
-        frames.append(df)
+    if archive.holds_runs(root):
+        runs = ((name, doc["metrics"], doc.get("summary") or {}, doc["config"])
+                for name, doc in archive.runs_at(root) if doc.get("metrics"))
+    else:
+        runs = (_tree_run(root, run) for run in find_runs(root))
+    frames = [_frame(*r, pd) for r in runs if r[1]]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _tree_run(root: Path, run: Path) -> tuple:
+    store = RunStore(run)
+    rows = store.rows()  # read first: a run without rows is skipped before its other files are read
+    name = run.relative_to(root).as_posix() if run != root else run.name
+    return (name, rows, store.summary(), store.config()) if rows else (name, [], {}, {})
+
+
+def _frame(name: str, rows: list[dict], summary: dict, config: dict, pd):
+    df = pd.DataFrame(rows)
+    df.insert(0, "run", name)
+    df["status"] = summary.get("status", "unknown")
+    for key, value in flatten(config).items():
+        df[key] = [value] * len(df)
+    return df

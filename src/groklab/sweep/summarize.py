@@ -24,8 +24,8 @@ def _stats(values: list) -> dict:
 
 def _records(root: Path):
     """(name, config, summary) of every run below `root`: a tree of run directories or a results archive."""
-    if archive.is_archive(root) or (root / archive.RUNS).is_file():
-        yield from archive.run_records(root)
+    if archive.holds_runs(root):
+        yield from ((name, doc["config"], doc.get("summary") or {}) for name, doc in archive.runs_at(root))
         return
     for path in find_runs(root):
         store = RunStore(path)
