@@ -29,6 +29,7 @@ def test_gehan_concordance_and_its_exact_permutation_p_value():
     r = concordance([1, 2, 3], [4, 5, 6], horizon=10)
     assert r["p_a_first"] == 1.0 and r["undecided"] == 0
     assert r["p_value"] == pytest.approx(2 / 20)  # 2 of the C(6, 3) = 20 labelings are as extreme
+    assert r["p_a_sooner"] == pytest.approx(1 / 20)  # one-sided: only the observed labeling is as extreme
     assert concordance([4, 5, 6], [1, 2, 3], horizon=10)["p_a_first"] == 0.0
     # no censoring: the Mann-Whitney probability
     from scipy.stats import mannwhitneyu

@@ -94,7 +94,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                                       "ksum, landscape), or <paper>/all")
     r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
     r.add_argument("--profile", default="quick", help="quick (CPU-friendly sizes) or paper (the paper's)")
-    r.add_argument("--seeds", type=int, help="seeds per configuration (default 3; with --from, the archive's)")
+    r.add_argument("--seeds", type=int, help="seeds per configuration (default: quick 5, paper 3; with --from, "
+                                             "the archive's)")
     r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
     r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
     r.add_argument("--only", metavar="GLOB", help="train only the runs whose name matches (e.g. 'mul/b512/*'); "

@@ -10,8 +10,9 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.claims import at_horizon, time_claim
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import boot_diff, boot_ratio, censor, median_censored
+from groklab.experiments.stats import boot_diff
 from groklab.experiments.variants import curves, per_variant
 
 NAME = "embdim"
@@ -39,16 +40,11 @@ def claims(go: dict, u: dict, order: list, horizon: int = 0) -> list[Claim]:
     if len(order) < 2:
         return [Claim("embdim", "Larger embeddings grok earlier and higher.", "needs two dimensions", holds=False)]
     small, large = order[0], order[-1]
-    ms, ml = median_censored(go[small]), median_censored(go[large])
     us, ul = (statistics.median([x for x in u[v] if x is not None] or [0.0]) for v in (small, large))
-    r = boot_ratio(censor(go[large], horizon), censor(go[small], horizon))
     d = boot_diff([x for x in u[large] if x is not None], [x for x in u[small] if x is not None])
-    return [Claim("larger_dim_groks_earlier", f"{large} groks earlier than {small}.",
-                  "GO step per seed (never: the run's horizon, a lower bound); ratio = mean GO step large / small "
-                  "with a 95% bootstrap CI over seeds; holds if the whole CI lies below 1",
-                  {small: go[small], large: go[large]}, {"median_small": ms, "median_large": ml,
-                                                         "ratio": r["ratio"], "lo": r["lo"], "hi": r["hi"]},
-                  r["sign"] == -1),
+    return [time_claim("larger_dim_groks_earlier", f"{large} groks earlier than {small}.",
+                       {"all": (at_horizon(go[large], horizon), at_horizon(go[small], horizon))}, (large, small),
+                       "GO step (grokking onset) per seed"),
             Claim("larger_dim_lifts_ceiling", f"{large} reaches a higher test accuracy than {small}.",
                   "U-Acc per seed (highest after the fit when grokking never takes off); holds if the 95% bootstrap "
                   "CI of mean(large) - mean(small) lies above 0", {small: u[small], large: u[large]},

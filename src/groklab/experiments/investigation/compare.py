@@ -1,8 +1,7 @@
 """Claims of paper 002 as comparisons over seeds: a difference of means with a bootstrap CI, or a rank trend.
 
 A comparison holds only when its whole 95% interval lies on the claimed side of zero -- an effect larger than
-seed-to-seed noise. Event times a run never reached count as the run's horizon (a lower bound; the statistic
-says so).
+seed-to-seed noise. Event times a run never reached are right-censored and compared with claims.sooner.
 """
 from __future__ import annotations
 
@@ -10,36 +9,68 @@ from pathlib import Path
 
 import pandas as pd
 
+from groklab.experiments.claims import time_claim
 from groklab.experiments.spec import Claim
-from groklab.experiments.stats import boot_diff, boot_mean, censor, spearman_boot
+from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
+from groklab.experiments.survival import Censored
 from groklab.experiments.variants import by_variant, curves, events, variant_of
 
 TIMES = ("t_train", "t_test", "gap", "go_step", "onset", "t_90", "rise_time")
 
 
+class Times(list):
+    """Event times per seed: a step, `Censored(bound)` where the run ended without the event, None where the
+    time is undefined (a gap whose fit never came)."""
+
+
 def table(df: pd.DataFrame, cols=TIMES + ("drops", "final_test", "max_test", "u_acc")) -> dict[str, dict]:
-    """{col: {cell: [value per seed]}}; times never reached are censored at the run's last step."""
+    """{col: {cell: [value per seed]}}; a time never reached is right-censored (survival.Censored) at the run's
+    last step -- a gap (t_test - t_train) at last step - t_train, a rise time at last step - onset."""
     ev = events(df)  # one run table for every column
     out = {c: by_variant(ev, c) for c in cols}
-    last = by_variant(ev, "last_step")
+    last, since = by_variant(ev, "last_step"), {"gap": "t_train", "rise_time": "onset"}
     for c in set(cols) & set(TIMES):
-        out[c] = {v: censor(vals, max(x for x in last.get(v, [0]) if x is not None)) for v, vals in out[c].items()}
+        start = by_variant(ev, since[c]) if c in since else {}
+        out[c] = {v: Times(_censor(vals, last.get(v, []), start.get(v))) for v, vals in out[c].items()}
+    return out
+
+
+def _censor(vals: list, last: list, start: list | None) -> list:
+    out = []
+    for i, x in enumerate(vals):
+        if x is not None:
+            out.append(float(x))
+            continue
+        s = 0.0 if start is None else start[i]
+        out.append(None if s is None or last[i] is None else Censored(last[i] - s))
     return out
 
 
 def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, sign: int,
              floor: float | None = None) -> Claim:
-    """Holds when mean(values[a]) - mean(values[b]) has the sign `sign` (+1 or -1) beyond seed noise (at least
-    2 seeds each), and with `floor` the mean of a reaches it (better than a dead run is not "generalizes")."""
+    """`a` minus `b` has the sign `sign` (+1 or -1) beyond seed noise, and with `floor` the mean of a reaches it
+    (better than a dead run is not "generalizes"). Event times (a `Times` list) are compared as censored
+    data (claims.sooner); levels by a difference of means with a 95% bootstrap CI: holds when the CI lies on
+    the claimed side, does not hold when the point difference does not, else inconclusive (underpowered)."""
     va, vb = values.get(a, []), values.get(b, [])
+    if isinstance(va, Times) or isinstance(vb, Times):
+        later = {1: (b, a), -1: (a, b)}[sign]  # sign +1: a later, i.e. b reaches it first
+        first, second = (values.get(x, []) for x in later)
+        return time_claim(id, text, {"all": ([x for x in first if x is not None],
+                                             [x for x in second if x is not None])}, later, what)
     d = boot_diff(va, vb)
     rel = {1: ">", -1: "<"}[sign]
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% percentile-bootstrap CI over seeds; "
-            f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}"))
+            f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
+            "; does not hold if the difference is not; otherwise inconclusive")
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
-           "lo": d["lo"], "hi": d["hi"]}
-    ok = d["sign"] == sign and (floor is None or (agg[f"mean_{a}"] or 0.0) >= floor)
-    return Claim(id, text, stat, {a: va, b: vb}, agg, ok)
+           "lo": d["lo"], "hi": d["hi"], "n": [len(va), len(vb)]}
+    low = floor is not None and (agg[f"mean_{a}"] or 0.0) < floor
+    c = Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign and not low)
+    if not c.holds and not low and d["diff"] is not None and d["diff"] * sign > 0:
+        c.inconclusive("underpowered", f"the difference has the claimed sign but its CI holds 0 (n = "
+                                       f"{len(va)}, {len(vb)})")
+    return c
 
 
 def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, margin: float,
@@ -52,14 +83,29 @@ def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: st
     ok = ok and (floor is None or boot_mean(vb)["mean"] >= floor)
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI lies inside "
             f"[-{margin:.4g}, {margin:.4g}]" + ("" if floor is None else f" and the mean of {b} is >= {floor}"))
-    return Claim(id, text, stat, {a: va, b: vb}, {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin},
-                 ok)
+    c = Claim(id, text, stat + "; does not hold if it lies wholly outside; otherwise inconclusive", {a: va, b: vb},
+              {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin, "n": [len(va), len(vb)]}, ok)
+    censored = [x for x in (*va, *vb) if isinstance(x, Censored)]
+    if censored:  # a mean of times some runs never reached is no number to test equivalence on
+        return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event")
+    floor_ok = floor is None or (boot_mean(vb)["mean"] or 0.0) >= floor
+    if not ok and floor_ok and d["lo"] is not None and -margin <= d["hi"] and d["lo"] <= margin:
+        c.inconclusive("underpowered", f"the CI straddles the margin (n = {len(va)}, {len(vb)})")
+    return c
 
 
 def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, float], sign: int) -> Claim:
     """Holds when Spearman rho between x and the per-cell mean has the sign `sign` with a bootstrap CI
-    excluding 0 (seeds resampled within each cell; at least 2 seeds per cell)."""
-    groups = {xs[c]: values[c] for c in xs if values.get(c)}
+    excluding 0 (seeds resampled within each cell; at least 2 seeds per cell). Event times (`Times`) are not
+    averaged: the cells at the smallest and largest x are compared as censored data (claims.sooner)."""
+    if any(isinstance(values.get(c), Times) for c in xs):  # censored times: the extreme cells, as censored data
+        lo, hi = min(xs, key=xs.get), max(xs, key=xs.get)
+        first, second = (hi, lo) if sign < 0 else (lo, hi)  # sign -1: the time falls as x grows
+        return time_claim(id, text, {f"{first} vs {second}": ([v for v in values.get(first, []) if v is not None],
+                                                             [v for v in values.get(second, []) if v is not None])},
+                          (first, second), f"{what}; the cells at the smallest and the largest x compared")
+    groups = {xs[c]: [float(v) for v in values[c] if v is not None] for c in xs if values.get(c)}
+    groups = {x: v for x, v in groups.items() if v}
     r = spearman_boot(groups)
     spread = all(len(v) >= 2 for v in groups.values())  # one seed per cell: no noise estimate, no verdict
     ok = spread and r["lo"] is not None and (r["lo"] > 0 if sign > 0 else r["hi"] < 0)
@@ -85,5 +131,6 @@ def below(id: str, text: str, what: str, values: dict[str, list], cells: list[st
 def lag(t: dict, cells: list[str]) -> dict[str, list]:
     """(onset - t_train) / t_train per seed: < 0 when test accuracy starts rising before the training set is fit
     (no grokking gap), >> 0 when it waits (times censored at the horizon)."""
-    return {c: [(o - f) / max(f, 1.0) for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))]
+    return {c: [None if o is None or f is None else (o - f) / max(f, 1.0)
+                for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))]
             for c in cells}

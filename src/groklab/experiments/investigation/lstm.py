@@ -31,12 +31,14 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
 
 
 def claims(t: dict) -> list[Claim]:
-    delay = {c: [tt / max(tf, 1.0) for tt, tf in zip(t["t_test"].get(c, []), t["t_train"].get(c, []))]
+    delay = {c: [None if tt is None or tf is None else tt / max(tf, 1.0)
+                 for tt, tf in zip(t["t_test"].get(c, []), t["t_train"].get(c, []))]
              for c in ("lstm-a0.3", "lstm-a0.5")}
-    groks = {c: [m is not None and m >= 0.99 and d >= 2.0 for m, d in zip(t["max_test"].get(c, []), delay[c])]
-             for c in delay}
+    groks = {c: [m is not None and m >= 0.99 and d is not None and d >= 2.0
+                 for m, d in zip(t["max_test"].get(c, []), delay[c])] for c in delay}
     ok = all(groks[c] and all(groks[c]) for c in groks)
-    rel = {c: [r / t9 if t9 else None for r, t9 in zip(t["rise_time"].get(c, []), t["t_90"].get(c, []))]
+    rel = {c: [None if r is None or not t9 else r / t9
+               for r, t9 in zip(t["rise_time"].get(c, []), t["t_90"].get(c, []))]
            for c in CELLS}
     return [
         Claim("lstm_groks", "The 2-layer LSTM groks modular addition: generalization arrives long after the fit.",

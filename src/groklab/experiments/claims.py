@@ -1,0 +1,172 @@
+"""The claim vocabulary the studies share: statements about event times, judged as right-censored data.
+
+A verdict is three-valued: True (holds), False (does not hold), None (inconclusive, with a reason from
+spec.REASONS). `sooner` judges "A reaches the event before B" on one comparison; `every` joins comparisons
+that must all hold (Kleene's AND: one that fails decides "does not hold", else one undecided leaves the
+whole undecided); `time_claim` builds the Claim, and `at_thresholds` says when a verdict depends on the
+accuracy threshold that defines the event.
+
+Decision rule (ours; papers state none): the Gehan concordance P(a run of A reaches the event first), pairs
+that censoring leaves open counted as ties, with an exact one-sided permutation p-value (survival.py):
+- holds when P > 1/2 and p <= ALPHA: the claim is directional, so the test is one-sided;
+- does not hold when P <= 1/2: the runs do not show the claimed order;
+- inconclusive (censored) when most pairs are left open by runs that never reached the event, and
+  (underpowered) when the order is there but p > ALPHA -- with 3 seeds per arm, one overlap is enough; the
+  note gives the smallest p the sample sizes allow.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+from groklab.experiments.spec import Claim
+from groklab.experiments.stats import select
+from groklab.experiments.survival import Censored, concordance, km_median
+
+ALPHA = 0.05
+Verdict = tuple  # (holds: bool | None, reason: str, why: str)
+
+
+def event_times(t: pd.DataFrame, col: str = "t_test", **where) -> list:
+    """Per seed (by seed order) the step of the event, or `Censored(last step)` for a run that ended without it."""
+    sub = select(t, **where) if len(t) else t
+    return [Censored(int(r["last_step"])) if _none(r[col]) else float(r[col]) for _, r in sub.iterrows()]
+
+
+def at_horizon(values: Sequence, horizon: float) -> list:
+    """Per-seed times with None (never reached) as `Censored(horizon)`: runs that all ended at `horizon`."""
+    return [Censored(horizon) if _none(v) else float(v) for v in values]
+
+
+def shown(times: Sequence) -> list:
+    """Times as claims.json shows them per seed: the step, or None where the run never reached the event."""
+    return [None if isinstance(x, Censored) else int(x) for x in times]
+
+
+def horizon_of(*groups: Sequence) -> float:
+    """The latest step any run of the groups was seen at (their common horizon)."""
+    return max((float(x) for g in groups for x in g), default=0.0)
+
+
+def sooner(a: Sequence, b: Sequence, horizon: Optional[float] = None, alpha: float = ALPHA) -> dict:
+    """Statistics of "A reaches the event before B" and the verdict: {"P(A first)", "p", "n", "median A",
+    "median B", "open pairs", "verdict": (holds, reason, why)}."""
+    horizon = horizon_of(a, b) if horizon is None else horizon
+    c = concordance(list(a), list(b), horizon)
+    ma, mb = (km_median(list(g), horizon) for g in (a, b))
+    out = {"P(A first)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
+           "median A": [ma["median"], ma["lo"], ma["hi"]], "median B": [mb["median"], mb["lo"], mb["hi"]],
+           "open pairs": c["undecided"]}
+    out["verdict"] = _judge(c, ma["events"] + mb["events"], alpha)
+    return out
+
+
+def lower(a: Sequence[float], b: Sequence[float], alpha: float = ALPHA) -> dict:
+    """Statistics of "A's values lie below B's" for levels no run can fail to have (final accuracy, ...): the
+    Mann-Whitney P(a value of A is below one of B), ties 1/2, with its exact one-sided p; the same verdict rule."""
+    top = max((float(x) for x in (*a, *b)), default=0.0) + 1.0
+    c = concordance([float(x) for x in a], [float(x) for x in b], top)
+    out = {"P(A lower)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
+           "median A": _median(a), "median B": _median(b)}
+    out["verdict"] = _judge(c, len(a) + len(b), alpha)
+    return out
+
+
+def _median(v: Sequence[float]) -> Optional[float]:
+    return float(np.median(v)) if len(v) else None
+
+
+def _judge(c: dict, events: int, alpha: float) -> Verdict:
+    na, nb = c["n_a"], c["n_b"]
+    if not na or not nb:
+        return None, "precondition", f"an arm has no runs (n = {na}, {nb})"
+    if not events:
+        return None, "censored", "no run of either arm reached the event"
+    P, p = c["p_a_first"], c["p_a_sooner"]
+    if c["undecided"] > na * nb / 2:
+        return None, "censored", f"{c['undecided']} of {na * nb} pairs are left open by runs without the event"
+    if P > 0.5 and p <= alpha + 1e-12:
+        return True, "", ""
+    if P <= 0.5:
+        return False, "", f"P = {P:.2f}: the runs do not show the claimed order"
+    floor = 1 / math.comb(na + nb, na)
+    return None, "underpowered", (f"P = {P:.2f} but p = {p:.3g} > {alpha:g} with n = {na}, {nb} "
+                                  f"(the smallest p these n allow: {floor:.3g})")
+
+
+def every(verdicts: dict[str, Verdict]) -> Verdict:
+    """All comparisons must hold: any that fails decides; else any undecided leaves the claim undecided."""
+    failed = [k for k, v in verdicts.items() if v[0] is False]
+    if failed:
+        return False, "", "; ".join(f"fails in {k}" + (f" ({verdicts[k][2]})" if verdicts[k][2] else "")
+                                    for k in failed)
+    open_ = {k: v for k, v in verdicts.items() if v[0] is None}
+    if open_:
+        reasons = [v[1] for v in open_.values()]
+        reason = max(set(reasons), key=reasons.count)
+        return None, reason, "; ".join(f"{k}: {v[2]}" for k, v in open_.items())
+    return (True, "", "") if verdicts else (None, "precondition", "no comparison could be made")
+
+
+def at_thresholds(primary: Verdict, others: dict[str, Verdict]) -> str:
+    """A note when the verdict changes with the accuracy threshold that defines the event ('' when not)."""
+    differ = {k: v for k, v in others.items() if v[0] != primary[0]}
+    return "; ".join(f"depends on the threshold: at {k} it {_says(v)}" for k, v in differ.items())
+
+
+def _says(v: Verdict) -> str:
+    return {True: "holds", False: "does not hold"}.get(v[0], f"is inconclusive ({v[1]})")
+
+
+def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], level: str) -> Claim:
+    """"A's `level` lies below B's in every cell": cells {cell: (A values, B values)}, one per seed."""
+    A, B = names
+    per, agg, verdicts = {}, {}, {}
+    for cell, (a, b) in cells.items():
+        s = lower(a, b)
+        per[f"{cell} {A}"], per[f"{cell} {B}"] = list(a), list(b)
+        verdicts[cell] = s.pop("verdict")
+        agg[cell] = {k.replace("A", A).replace("B", B): v for k, v in s.items()}
+    rule = (f"{level} per seed. Per cell: P(a run of {A} lies below a run of {B}) (Mann-Whitney, ties 1/2) with "
+            f"an exact one-sided permutation p; medians (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} in "
+            "every cell; does not hold if P <= 1/2 in any; otherwise inconclusive")
+    return _claim(id, text, rule, per, agg, every(verdicts))
+
+
+def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], event: str,
+               alt: Optional[dict[str, dict[str, tuple]]] = None) -> Claim:
+    """"A reaches `event` before B in every cell": cells {cell: (A times, B times)} (from event_times);
+    alt {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
+    A, B = names
+    per, agg, verdicts = {}, {}, {}
+    for cell, (a, b) in cells.items():
+        s = sooner(a, b)
+        per[f"{cell} {A}"], per[f"{cell} {B}"] = shown(a), shown(b)
+        verdicts[cell] = s.pop("verdict")
+        agg[cell] = {k.replace("A", A).replace("B", B) if k != "open pairs" else k: v for k, v in s.items()}
+    rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
+            f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), an exact one-sided "
+            f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} "
+            "in every cell; does not hold if P <= 1/2 in any; otherwise inconclusive")
+    claim = _claim(id, text, rule, per, agg, every(verdicts))
+    others = {label: every({k: sooner(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
+    for label, v in others.items():
+        claim.aggregate[f"verdict at {label}"] = _says(v)
+    note = at_thresholds((claim.holds, claim.reason), others)
+    if note:
+        claim.note = " ".join(filter(None, [claim.note, note + "."]))
+    return claim
+
+
+def _claim(id: str, text: str, rule: str, per: dict, agg: dict, v: Verdict) -> Claim:
+    """A Claim carrying verdict `v` (and its reason and why)."""
+    holds, reason, why = v
+    claim = Claim(id, text, rule, per, agg, bool(holds), note=why if holds is not None else "")
+    return claim.inconclusive(reason, why) if holds is None else claim
+
+
+def _none(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))

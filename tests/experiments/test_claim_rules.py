@@ -1,0 +1,59 @@
+"""experiments/claims.py: the shared rules that turn censored event times into three-valued verdicts."""
+import pytest
+
+from groklab.experiments.claims import every, sooner, time_claim
+from groklab.experiments.survival import Censored
+
+N = Censored(20000)  # a run that ends at the horizon without the event
+
+
+def test_complete_separation_of_three_seeds_holds_at_exactly_the_one_sided_five_percent():
+    s = sooner([300, 400, 500], [800, 1000, 1200])
+    assert s["verdict"] == (True, "", "") and s["p"] == pytest.approx(1 / 20)
+    assert sooner([300, 400, 500], [800, 1000])["verdict"][1] == "underpowered"  # 1/C(5,2) = 0.1 > 0.05
+    assert "smallest p these n allow: 0.1" in sooner([300, 400, 500], [800, 1000])["verdict"][2]
+
+
+def test_a_hovering_run_makes_three_seeds_undecided_not_slow():
+    # the mean with the horizon imputed said ~5x slower; censoring-aware: the order is there, 3 seeds can't decide
+    s = sooner([700, N, 700], [1350, 1400, 1350])
+    assert s["P(A first)"] == pytest.approx(6 / 9)
+    assert s["verdict"][0] is None and s["verdict"][1] == "underpowered"
+    five = sooner([700, N, 700, 650, 720], [1350, 1400, 1350, 1300, 1500])
+    assert five["verdict"][1] == "underpowered" and 0.05 < five["p"] < 0.08  # still one overlap too many
+    six = sooner([700, N, 700, 650, 720, 690], [1350, 1400, 1350, 1300, 1500, 1320])  # one more seed decides
+    assert six["verdict"][0] is True and six["p"] <= 0.05
+
+
+def test_the_wrong_order_does_not_hold_and_all_censored_is_censored():
+    assert sooner([800, 1000, 1200], [300, 400, 500])["verdict"][0] is False
+    assert sooner([N, N, N], [N, N, N])["verdict"][:2] == (None, "censored")
+    assert sooner([N, N, 500], [N, N, N])["verdict"][:2] == (None, "censored")  # 6 of 9 pairs open
+    assert sooner([], [100])["verdict"][:2] == (None, "precondition")
+
+
+def test_a_run_that_stopped_early_without_the_event_is_censored_where_it_stopped():
+    # A's third run stopped at 600 without the event: it says nothing about pairs with B events after 600
+    s = sooner([300, 400, Censored(600)], [800, 1000, 1200])
+    assert s["open pairs"] == 3 and s["P(A first)"] == pytest.approx((6 + 1.5) / 9)
+
+
+def test_every_is_kleene_and():
+    ok, no, und = (True, "", ""), (False, "", "x"), (None, "underpowered", "y")
+    assert every({"a": ok, "b": ok})[0] is True
+    assert every({"a": ok, "b": no, "c": und})[0] is False  # one failure decides
+    assert every({"a": ok, "c": und})[:2] == (None, "underpowered")
+    assert every({})[:2] == (None, "precondition")
+
+
+def test_a_verdict_that_changes_with_the_threshold_says_so():
+    cells = {"add": ([700, N, 700], [1350, 1400, 1350])}  # undecided at 0.99
+    at95 = {"add": ([600, 650, 640], [1200, 1300, 1250])}  # the hovering run crossed 0.95: separation
+    c = time_claim("x", "A is faster.", cells, ("a", "b"), "t_test at 0.99", {"test acc 0.95": at95})
+    d = c.to_dict()
+    assert d["verdict"] == "inconclusive (underpowered)"
+    assert "depends on the threshold: at test acc 0.95 it holds" in d["note"]
+    assert d["aggregate"]["verdict at test acc 0.95"] == "holds"
+    assert d["per_seed"]["add a"] == [700, None, 700]
+    same = time_claim("y", "A is faster.", at95, ("a", "b"), "t", {"test acc 0.95": at95}).to_dict()
+    assert same["verdict"] == "holds" and "depends" not in same["note"]
