@@ -122,18 +122,33 @@ def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
 
 
 def judge(claim: Claim, conds: dict, unfit: dict) -> Claim:
-    """The claim's verdict from per-setup conditions (setup -> bool), given the setups that never fit: it does not
-    hold when a setup that trained violates it; it is inconclusive (precondition) when it holds on every setup
-    that trained but needs one that did not; otherwise it holds."""
-    trained = [ok for n, ok in conds.items() if n not in unfit]
-    if not all(trained):
+    """The claim's verdict from per-setup conditions (setup -> True, False, or None when the CI straddles the
+    threshold), given the setups that never fit: it does not hold when a setup that trained violates it;
+    it is inconclusive (underpowered) when a trained setup's CI straddles the threshold, (precondition) when
+    it holds on every setup that trained but needs one that did not; otherwise it holds."""
+    trained = {n: ok for n, ok in conds.items() if n not in unfit}
+    if any(ok is False for ok in trained.values()):
         claim.holds = False
+        claim.note = "violated by " + ", ".join(n for n, ok in trained.items() if ok is False)
         return claim
+    straddle = [n for n, ok in trained.items() if ok is None]
+    if straddle:
+        return claim.inconclusive("underpowered", f"the CI of {', '.join(straddle)} straddles the threshold")
     missing = [unfit[n] for n in conds if n in unfit]
     if missing:
         return claim.inconclusive("precondition", "; ".join(missing) + " (it holds on the setups that trained)")
     claim.holds = True
     return claim
+
+
+def side(c: dict, thr: float, want: int):
+    """True when the CI lies wholly on the `want` side of thr (+1 above, -1 below), False when wholly on the
+    other, None when it straddles thr or is undefined (fewer than 2 seeds)."""
+    if c["lo"] is None:
+        return None
+    if (c["lo"] > thr) if want > 0 else (c["hi"] < thr):
+        return True
+    return False if ((c["hi"] < thr) if want > 0 else (c["lo"] > thr)) else None
 
 
 def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
@@ -147,12 +162,10 @@ def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
         moved = {n: _rel(pts, n, d, "E", lambda a, _, c: abs(c - a) / a) for n in SETUPS}
         after = {n: _rel(pts, n, d, "EW", lambda _, b, c: abs(c - b) / b if b else None) for n in SETUPS}
         ci = lambda per: {n: boot_mean(v) for n, v in per.items()}  # noqa: E731
-        lo = lambda per, n: ci(per)[n]["lo"]  # noqa: E731
-        hi = lambda per, n: ci(per)[n]["hi"]  # noqa: E731
         agg = lambda per: {n: [None if c[k] is None else round(c[k], 3) for k in ("mean", "lo", "hi")]  # noqa: E731
                            for n, c in ci(per).items()}
-        above = lambda per, n, thr: lo(per, n) is not None and lo(per, n) > thr  # noqa: E731
-        below = lambda per, n, thr: hi(per, n) is not None and hi(per, n) < thr  # noqa: E731
+        above = lambda per, n, thr: side(ci(per)[n], thr, 1)  # noqa: E731
+        below = lambda per, n, thr: side(ci(per)[n], thr, -1)  # noqa: E731
         what = "rank #sigma > %g sigma_max" % DEFS[d] if DEFS[d] else "stable rank ||A||_F^2 / sigma_max^2"
         ew, w = drop("EW"), drop("W")
         out += [
