@@ -46,6 +46,26 @@ def test_landscape_rejudged_from_an_archive_reads_the_kept_final_weights(tree, t
     assert [c["per_seed"] for c in again["claims"]] == [c["per_seed"] for c in docs["landscape"]["claims"]]
 
 
+def test_landscape_measures_a_checkpoint_once_and_an_archive_carries_it(tree, tmp_path, monkeypatch):
+    """The loss surfaces, curvatures and t-SNE of a final model are kept in the run's analysis folder; a
+    re-judge from the archive reads them back instead of recomputing (minutes at the quick size)."""
+    from groklab.experiments import reproduce
+    from groklab.experiments.archive import archive
+    from groklab.experiments.investigation import landscape
+
+    out, docs = tree
+    kept = sorted((out / "landscape").glob("*/s*/analysis/step_*.npz"))
+    assert kept, "the analysis of a trained tree keeps what it measured"
+    dest = tmp_path / "arch"
+    archive(out, dest)
+
+    def never(*_):
+        raise AssertionError("recomputed a kept measurement")
+    monkeypatch.setattr(landscape, "measure", never)
+    again = reproduce("investigation/landscape", tmp_path / "rj", source=dest, echo=lambda *_: None)[0]
+    assert [c["per_seed"] for c in again["claims"]] == [c["per_seed"] for c in docs["landscape"]["claims"]]
+
+
 def test_cyclic_embedding_claim_on_known_embeddings():
     """A circle n -> (cos, sin)(2 pi k n / p) has all its energy in one frequency; Gaussian rows do not."""
     import torch

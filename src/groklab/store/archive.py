@@ -26,7 +26,7 @@ import yaml
 
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, tmp_name, write_json
-from groklab.store.run import ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
+from groklab.store.run import ANALYSIS, ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
 from groklab.store.tree import (
     CLAIMS,
     MANIFEST,
@@ -125,7 +125,7 @@ def _write_study(study: Path, out: Path, weights: bool) -> dict:
             continue
         lines.append({"run": name, "config": store.config(), "summary": store.summary(), "error": read_error(run),
                       "metrics": store.rows()})
-        for folder in (ARRAYS, POSTHOC):
+        for folder in (ARRAYS, POSTHOC, ANALYSIS):
             for step, arrs in store.arrays(folder=folder).items():
                 arrays.update({f"{name}|{folder}|{step}|{k}": v for k, v in arrs.items()})
         if weights and store.has_checkpoint():

@@ -34,6 +34,9 @@ from groklab.store.schema import FINISHED, MetricRow, Summary
 
 CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
     "config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", "arrays", "posthoc")
+# what a study's analysis computed from the run's final model (e.g. loss surfaces), kept beside the run and
+# in results archives, so re-judging reads it instead of recomputing it from the weights
+ANALYSIS = "analysis"
 
 
 def is_run(path: str | Path) -> bool:

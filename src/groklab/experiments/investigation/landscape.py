@@ -37,6 +37,7 @@ from groklab.measures.geometry import tsne_2d
 from groklab.measures.landscape import curvature, loss_slice, random_direction, singular_direction
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
+from groklab.store.run import ANALYSIS
 
 NAME = "landscape"
 READS_MODEL = True  # analyze() loads each run's final model: an archive keeps its weights (only these)
@@ -55,11 +56,34 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 
 def inspect(run_dir: Path, seed: int) -> dict:
-    """The run's final model: curvatures, loss slices, t-SNE and embeddings (init rebuilt from the seed)."""
+    """`measure` of the run's final model, computed once: kept in the run's analysis folder at the checkpoint's
+    step (and so in a results archive), read back on every later analysis of that checkpoint."""
     store = RunStore.open(run_dir)
+    ckpt = store.load_checkpoint()
+    kept = store.arrays(folder=ANALYSIS).get(int(ckpt["step"]))
+    if kept and "tsne" in kept:
+        return _unpack(kept)
+    found = measure(store, ckpt, seed)
+    store.save_arrays(int(ckpt["step"]), _pack(found), ANALYSIS)
+    return found
+
+
+def _pack(found: dict) -> dict:
+    return {**{k: np.asarray(v) for k, v in found.items() if k != "slices"},
+            **{f"slices/{k}": v for k, v in found["slices"].items()}}
+
+
+def _unpack(arrays: dict) -> dict:
+    out = {k: (v.item() if v.ndim == 0 else v) for k, v in arrays.items() if not k.startswith("slices/")}
+    out["slices"] = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("slices/")}
+    return out
+
+
+def measure(store: RunStore, ckpt: dict, seed: int) -> dict:
+    """The run's final model: curvatures, loss slices, t-SNE and embeddings (init rebuilt from the seed)."""
     exp = build(make_config([], base=store.config()))
     E0 = exp.model.E.weight.detach().clone()
-    exp.model.load_state_dict(store.load_checkpoint()["model"])
+    exp.model.load_state_dict(ckpt["model"])
     m, X, y = exp.model, exp.X_train, exp.y_train
     layers = [m.W.weight, m.hidden[0].weight]
     g = torch.Generator().manual_seed(seed)
