@@ -121,15 +121,22 @@ def _says(v: Verdict) -> str:
     return {True: "holds", False: "does not hold"}.get(v[0], f"is inconclusive ({v[1]})")
 
 
-def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], level: str) -> Claim:
-    """"A's `level` lies below B's in every cell": cells {cell: (A values, B values)}, one per seed."""
+def _compare(cells: dict[str, tuple], names: tuple[str, str], test, show) -> tuple[dict, dict, dict]:
+    """(per seed, aggregate, verdict) per cell of `test(A values, B values)`, its keys named after the arms."""
     A, B = names
     per, agg, verdicts = {}, {}, {}
     for cell, (a, b) in cells.items():
-        s = lower(a, b)
-        per[f"{cell} {A}"], per[f"{cell} {B}"] = list(a), list(b)
+        s = test(a, b)
+        per[f"{cell} {A}"], per[f"{cell} {B}"] = show(a), show(b)
         verdicts[cell] = s.pop("verdict")
-        agg[cell] = {k.replace("A", A).replace("B", B): v for k, v in s.items()}
+        agg[cell] = {k if k == "open pairs" else k.replace("A", A).replace("B", B): v for k, v in s.items()}
+    return per, agg, verdicts
+
+
+def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], level: str) -> Claim:
+    """"A's `level` lies below B's in every cell": cells {cell: (A values, B values)}, one per seed."""
+    A, B = names
+    per, agg, verdicts = _compare(cells, names, lower, list)
     rule = (f"{level} per seed. Per cell: P(a run of {A} lies below a run of {B}) (Mann-Whitney, ties 1/2) with "
             f"an exact one-sided permutation p; medians (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} in "
             "every cell; does not hold if P <= 1/2 in any; otherwise inconclusive")
@@ -141,12 +148,7 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     """"A reaches `event` before B in every cell": cells {cell: (A times, B times)} (from event_times);
     alt {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
     A, B = names
-    per, agg, verdicts = {}, {}, {}
-    for cell, (a, b) in cells.items():
-        s = sooner(a, b)
-        per[f"{cell} {A}"], per[f"{cell} {B}"] = shown(a), shown(b)
-        verdicts[cell] = s.pop("verdict")
-        agg[cell] = {k.replace("A", A).replace("B", B) if k != "open pairs" else k: v for k, v in s.items()}
+    per, agg, verdicts = _compare(cells, names, sooner, shown)
     rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
             f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), an exact one-sided "
             f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} "
