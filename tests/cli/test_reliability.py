@@ -117,3 +117,64 @@ def test_threads_follow_usable_cpus_and_jobs(monkeypatch, env, expected):
 def test_bad_threads_is_one_line(capsys, tmp_path):
     rc, _, err = cli(capsys, "train", *tiny(), "--threads", "0", "--out", str(tmp_path / "r"))
     assert rc == 2 and err == "groklab: error: threads='0': must be an integer >= 1 or 'torch'"
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below `pid` (Linux /proc)."""
+    from pathlib import Path
+
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = [int(k) for k in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            todo += [k for k in kids if k not in found]
+            found.update(kids)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
+    """`kill` of `reproduce --jobs 2` used to leave its pool workers training (and holding run locks) as
+    orphans; SIGTERM now stops it like Ctrl-C, workers included, and the runs resume on the next call."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "groklab", "reproduce", "embedding/fig6", "--seeds", "1", "--jobs", "2", "--out",
+           str(tmp_path / "r"), "p=11", "model.d_emb=8", "model.d_hidden=16", "steps=10000000", "eval.every=5000",
+           "stop.early=false"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    kids: set[int] = set()
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and len(list((tmp_path / "r" / "fig6").glob("*/*/*/metrics.jsonl"))) < 2:
+            time.sleep(0.5)  # two runs have started training in two workers
+        kids = _descendants(proc.pid)
+        assert len(kids) >= 2, "no pool workers seen"
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1]
+        deadline = time.time() + 30
+        while time.time() < deadline and any(_alive(k) for k in kids):
+            time.sleep(0.5)
+        assert not [k for k in kids if _alive(k)], "workers still running after SIGTERM"
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    finally:
+        for k in kids | _descendants(proc.pid) | {proc.pid}:  # orphans too, when the fix is missing
+            try:
+                __import__("os").kill(k, signal.SIGKILL)
+            except OSError:
+                pass

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 from groklab.errors import ConfigError
 
@@ -23,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.parse_args(argv)
         return 2
     args = subs[argv[0]].parse_intermixed_args(argv[1:])  # overrides may come before or after options
+    if threading.current_thread() is threading.main_thread():  # a `kill` stops like Ctrl-C: workers too
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         for name in PATH_ARGS:  # `--out ""` would otherwise write into the working directory
             if getattr(args, name, None) == "":
@@ -46,6 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("groklab: interrupted; continue with --resume", file=sys.stderr)
         return 130
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM as an interrupt: the same clean stop as Ctrl-C (a process pool's workers are stopped with it,
+    where the default handler left them training as orphans)."""
+    raise KeyboardInterrupt
 
 
 def os_line(err: BaseException) -> str:

@@ -106,6 +106,8 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
                         if queued:
                             progress and progress.started(len(queued.pop(0)))
             except KeyboardInterrupt:
+                for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                    proc.terminate()  # a worker mid-run stops like a killed run: it resumes exactly
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
         return out
