@@ -2,6 +2,7 @@
 allocated, filesystem errors as one line with nothing half-made, failed runs named with a non-zero exit,
 loss explosions caught, threads chosen for the jobs sharing the CPUs."""
 import json
+import os
 
 import pytest
 import torch
@@ -145,7 +146,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc (Linux)")
 def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
     """`kill` of `reproduce --jobs 2` used to leave its pool workers training (and holding run locks) as
     orphans; SIGTERM now stops it like Ctrl-C, workers included, and the runs resume on the next call."""
@@ -175,6 +176,6 @@ def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
     finally:
         for k in kids | _descendants(proc.pid) | {proc.pid}:  # orphans too, when the fix is missing
             try:
-                __import__("os").kill(k, signal.SIGKILL)
+                os.kill(k, signal.SIGKILL)
             except OSError:
                 pass

@@ -56,13 +56,6 @@ def _cell(t, lr, B, split, col):
     return per_seed(t, col, optim__lr=lr, batch_size=B, split__name=split) if len(t) else []
 
 
-def _horizon(t) -> int:
-    """The configured horizon (steps), or the last step any run reached when the table has no `steps`."""
-    if not len(t):
-        return 0
-    return int(t["steps"].max()) if "steps" in t else int(t["last_step"].max())
-
-
 def _ci(d: dict, key: str) -> list:
     return [d[key], d["lo"], d["hi"]]
 

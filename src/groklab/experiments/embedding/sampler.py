@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.claims import time_claim
+from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import base_overrides
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean, run_table
-from groklab.experiments.survival import Censored
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "sampler"
@@ -56,8 +55,7 @@ def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
     times = {}
     for arm in ARMS:
         rows = t[t["run"].str.startswith(f"{arm}/")].sort_values("seed") if len(t) else t
-        times[arm] = [Censored(int(r["last_step"])) if r["t_test"] != r["t_test"] or r["t_test"] is None
-                      else float(r["t_test"]) for _, r in rows.iterrows()] if len(rows) else []
+        times[arm] = event_times(rows) if len(rows) else []
     ent = entropies(df)
     figs = _plot(df, out / "sampler") if ent else []
     return figs, claims(ent, times)
