@@ -65,8 +65,12 @@ def _fmt(v) -> str:
 
 
 def verdict(c: dict) -> str:
-    """A claim's verdict: 'holds', 'does not hold' or 'inconclusive (reason)' (a `--only` subset: partial)."""
-    return {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c.get('reason') or 'partial'})")
+    """A claim's verdict: 'holds', 'does not hold' or 'inconclusive (reason)' (a `--only` subset: partial), with
+    the unstated settings it depends on or was judged with (a sensitivity arm's, experiments/assumptions.py)."""
+    v = {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c.get('reason') or 'partial'})")
+    judged = [f"{k}={s['judged_with']}" for k, s in c.get("sensitivity", {}).items() if "judged_with" in s]
+    v += f" (judged with {', '.join(judged)})" if judged else ""
+    return v + (f"; depends on {', '.join(c['depends_on'])}" if c.get("depends_on") else "")
 
 
 def counts(claims: list[dict]) -> dict:
@@ -125,6 +129,14 @@ def _claims_table(claims: list[dict]) -> str:
     return "\n".join(rows) + "</table>"
 
 
+def _assumptions(rows: list[dict]) -> str:
+    e = html.escape
+    items = "".join(f"<tr><td><code>{e(a['field'])}</code></td><td>{e(str(a['ours']))}</td><td>{e(a['why'])}</td>"
+                    f"<td>{e(str(a['other'])) if a.get('arm') else '–'}</td></tr>" for a in rows)
+    return ("<h3>Settings the paper does not state</h3><table><tr><th>field</th><th>ours</th><th>why</th>"
+            f"<th>also run with (sensitivity arm)</th></tr>{items}</table>")
+
+
 def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     e = html.escape
     man = read_manifest(fig_dir)
@@ -143,6 +155,7 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
             if img is not None and img.suffix == ".png":
                 parts.append(_img(img))
         parts.append(_claims_table(claims))
+        parts += [_assumptions(doc["assumptions"])] if doc.get("assumptions") else []
     else:
         parts.append("<p class='fails'>not analysed yet: no claims.json (re-run groklab reproduce)</p>")
     bad = {n: s for n, s in status.items() if s in ("diverged", "failed", "missing", "running", "interrupted")}

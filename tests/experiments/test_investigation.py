@@ -5,7 +5,8 @@ import pytest
 
 from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
-from groklab.experiments.stats import boot_diff, boot_mean, censor, spearman_boot
+from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
+from groklab.experiments.survival import Censored
 
 TINY = ("model.d_emb=8", "model.d_hidden=16", "steps=30", "eval.every=10")
 STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "landscape"}
@@ -118,7 +119,6 @@ def test_bootstrap_statistics():
     assert boot_mean([None, 4.0])["lo"] is None and boot_mean([])["n"] == 0
     assert boot_diff([10, 11, 12], [1, 2, 3])["sign"] == 1 and boot_diff([1, 2, 3], [10, 11, 12])["sign"] == -1
     assert boot_diff([1, 5, 9], [2, 6, 8])["sign"] == 0  # overlapping seeds: within noise
-    assert censor([None, 3], 100) == [100.0, 3.0]
     r = spearman_boot({2: [0, 0, 0], 3: [0, 0, 0], 5: [0, 0, 1]})  # one drop in one seed of one cell
     assert r["rho"] > 0 and r["lo"] == 0.0  # resamples without it are "no trend", so the CI reaches 0
     assert spearman_boot({1: [1, 1.1], 2: [2, 2.1], 3: [3, 3.2]})["lo"] == 1.0
@@ -142,6 +142,15 @@ def test_comparisons_hold_only_beyond_seed_noise():
     assert not compare.contrast("x", "", "acc", {"a": [0.3, 0.31], "b": [0.01, 0.02]}, "a", "b", 1, floor=0.9).holds
     lags = compare.lag({"onset": {"a": [50.0, 300.0]}, "t_train": {"a": [100.0, 100.0]}}, ["a"])
     assert lags == {"a": [-0.5, 2.0]}
+    lags = compare.lag({"onset": {"a": [Censored(900.0), 50.0]}, "t_train": {"a": [100.0, Censored(900.0)]}}, ["a"])
+    assert lags["a"][0] == 8.0 and isinstance(lags["a"][0], Censored) and lags["a"][1] is None  # never fit: none
+    above = compare.below("x", "", "lag", {"a": [Censored(2.0), -0.5, -0.4]}, ["a"], 0.0)
+    assert above.holds is False  # a mean of lower bounds at or above 0 already fails
+    open_ = compare.below("x", "", "lag", {"a": [Censored(-0.1), -0.5, -0.4]}, ["a"], 0.0)
+    assert open_.holds is None and open_.reason == "censored"
+    assert compare.below("x", "", "lag", {"a": [-0.5, -0.4, -0.45]}, ["a"], 0.0).holds is True
+    wide = compare.below("x", "", "lag", {"a": [-0.5, 0.3, -0.45]}, ["a"], 0.0)
+    assert wide.holds is None and wide.reason == "underpowered"
 
 
 def test_lstm_and_ksum_claims_on_synthetic_tables():
@@ -149,12 +158,24 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
          "t_test": {"lstm-a0.3": [1500, 1600], "lstm-a0.5": [900, 1000]},
          "onset": {"lstm-a0.3": [900, 1000], "lstm-a0.5": [500, 600], "transformer-a0.5": [300, 320]},
          "t_train": {"lstm-a0.3": [200, 200], "lstm-a0.5": [150, 200], "transformer-a0.5": [100, 100]},
-         "rise_time": {"lstm-a0.5": [400, 420], "transformer-a0.5": [50, 60]},
-         "t_90": {"lstm-a0.5": [900, 1000], "transformer-a0.5": [350, 380]},
+         "rise_time": {"lstm-a0.5": [400, 420, 410], "transformer-a0.5": [50, 60, 55]},  # 3 vs 3: the share of
+         "t_90": {"lstm-a0.5": [900, 1000, 950], "transformer-a0.5": [350, 380, 360]},    # t_90 spent rising
          "drops": {"lstm-a0.3": [3, 4], "lstm-a0.5": [0, 1], "transformer-a0.5": [5, 6]}}
     assert {c.id: c.holds for c in lstm.claims(t)} == {
         "lstm_groks": True, "lstm_fewer_drops_than_transformer": True, "lstm_gentler_rise_than_transformer": True,
         "lstm_smoother_with_alpha": True}
+    # a Transformer seed never reaches 90%: its share of t_90 spent rising is only bounded below, by
+    # (last - onset) / last; below every LSTM share (0.075) it leaves 3 of 9 pairs open: undecided at 3 vs 3
+    gentler = lambda: next(c for c in lstm.claims(t) if c.id == "lstm_gentler_rise_than_transformer")  # noqa: E731
+    t["rise_time"]["transformer-a0.5"][2], t["t_90"]["transformer-a0.5"][2] = Censored(30.0), Censored(400.0)
+    assert gentler().holds is None and gentler().reason == "underpowered"
+    assert gentler().per_seed["all transformer-a0.5"] == [0.1429, 0.1579, None]
+    for i in (1, 2):  # bounds above every LSTM share: those Transformer runs are surely more gradual
+        t["rise_time"]["transformer-a0.5"][i], t["t_90"]["transformer-a0.5"][i] = Censored(3000.0), Censored(4000.0)
+    assert gentler().holds is False
+    t["t_test"]["lstm-a0.3"] = [Censored(4000.0), 1600]  # a seed that never grokked: a censored delay, not 20
+    assert lstm.claims(t)[0].holds is False and lstm.claims(t)[0].per_seed["delay"]["lstm-a0.3"][0] == 20.0
+    t["t_test"]["lstm-a0.3"] = [1500, 1600]
     t["max_test"]["lstm-a0.3"] = [0.99, 0.5]  # one seed never generalizes
     assert not lstm.claims(t)[0].holds
     t["max_test"]["lstm-a0.3"], t["t_test"]["lstm-a0.5"] = [0.995, 0.99], [250, 1000]  # one seed: no delay

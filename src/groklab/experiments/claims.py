@@ -42,8 +42,10 @@ def at_horizon(values: Sequence, horizon: float) -> list:
 
 
 def shown(times: Sequence) -> list:
-    """Times as claims.json shows them per seed: the step, or None where the run never reached the event."""
-    return [None if isinstance(x, Censored) else int(x) for x in times]
+    """Times as claims.json shows them per seed: the step (a derived ratio to 4 decimals), or None where the run
+    never reached the event."""
+    return [None if isinstance(x, Censored) else int(x) if float(x).is_integer() else round(float(x), 4)
+            for x in times]
 
 
 def horizon_of(*groups: Sequence) -> float:

@@ -13,6 +13,7 @@ from typing import Callable
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
+from groklab.experiments.assumptions import ARM, assumptions_of, judge_arms, split_arms, with_arms
 from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec
 from groklab.store import (
@@ -60,13 +61,15 @@ def default_jobs() -> int:
 
 
 def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) -> list:
-    """The figure's runs, with `overrides` (e.g. p=31) appended to every run's config. A module whose runs()
-    takes `p` gets the overridden modulus, to rescale what is tied to it (004's SQUARE/STRIP k)."""
+    """The figure's runs and its sensitivity arms' (assumptions.py), with `overrides` (e.g. p=31) appended to
+    every run's config. A module whose runs() takes `p` gets the overridden modulus, to rescale what is tied
+    to it (004's SQUARE/STRIP k)."""
     kw = {}
     if "p" in inspect.signature(module.runs).parameters:
         ps = [o for o in overrides if parse_override(o)[0] == "p"]
         kw["p"] = make_config([ps[-1]]).p if ps else None  # validated first: one-line error on p=abc
-    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in module.runs(profile, seeds, **kw)]
+    specs = with_arms(module, profile, module.runs(profile, seeds, **kw))
+    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in specs]
 
 
 def select(specs: list, only: str | None) -> list:
@@ -107,12 +110,14 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     results = unpack(source, list(configs), root) if source is not None else execute(root, configs, jobs, echo)
     df = load_runs(root)
     df = df[df["run"].isin(configs)] if not df.empty else df  # ignore stray runs of another profile
-    figures, claims = module.analyze(df, root)
+    figures, claims = _analyze(module, df, root, profile)
     health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
+    if assumptions_of(module):
+        doc["assumptions"] = [a.to_dict(profile) for a in assumptions_of(module)]
     doc = cite(module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
@@ -128,8 +133,21 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     for c in doc["claims"]:
         verdict = {True: "holds", False: "FAILS"}.get(c["holds"], f"inconclusive: {c.get('reason') or 'partial'}")
         kind = "" if c["kind"] == "paper" else " (measurement)"
+        verdict += "; depends on " + ", ".join(c["depends_on"]) if c.get("depends_on") else ""
         echo(f"  [{verdict}] {c['id']}{kind}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc
+
+
+def _analyze(module, df, root: Path, profile: str) -> tuple[list, list]:
+    """The study's analysis of its own runs, and of each sensitivity arm's below arm-<name>/, its claims'
+    verdicts combined with the arms' (assumptions.py)."""
+    own, arms = split_arms(df)
+    figures, claims = module.analyze(own, root)
+    judged = {}
+    for name, sub in arms.items():
+        figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}")
+        figures = [*figures, *figs]
+    return figures, judge_arms(module, claims, judged, profile)
 
 
 def _sessions(root: Path) -> list[dict]:

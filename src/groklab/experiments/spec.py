@@ -33,6 +33,9 @@ class Claim:
     holds: bool | None = False
     note: str = ""  # e.g. why the check could not be made
     reason: str = ""  # with holds None: precondition, censored, underpowered or partial
+    # assumption field -> the verdict with its other plausible value (assumptions.py); fields that change it
+    sensitivity: dict[str, dict] = field(default_factory=dict)
+    depends_on: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         if self.holds is None and self.reason not in REASONS:
@@ -46,7 +49,9 @@ class Claim:
         return self
 
     def to_dict(self) -> dict:
-        return {**clean(asdict(self)), "verdict": verdict_of(self.holds, self.reason)}
+        """claims.json's entry; `sensitivity` and `depends_on` only for a claim a sensitivity arm judged."""
+        d = {k: v for k, v in clean(asdict(self)).items() if v or k not in ("sensitivity", "depends_on")}
+        return {**d, "verdict": verdict_of(self.holds, self.reason)}
 
 
 def verdict_of(holds, reason: str = "") -> str:

@@ -56,22 +56,6 @@ def median_censored(values: Iterable[Optional[float]]) -> float:
     return statistics.median(vals) if vals else math.nan
 
 
-def ratio(a: float, b: float) -> float:
-    """a / b with censored times: inf/x = inf, x/inf = 0, inf/inf = nan (undecided)."""
-    if math.isinf(a) and math.isinf(b):
-        return math.nan
-    if math.isinf(b):
-        return 0.0
-    if math.isinf(a):
-        return INF
-    return a / b if b else math.nan
-
-
-def paired_ratios(num: list, den: list) -> list[float]:
-    """Per-seed ratios num[i] / den[i] of censored times (None = not reached)."""
-    return [ratio(INF if a is None else a, INF if b is None else b) for a, b in zip(num, den)]
-
-
 def value_at(df: pd.DataFrame, run: str, step: int, col: str = "test/acc") -> Optional[float]:
     """`col` at the last evaluation at or before `step` (an early-stopped run keeps its final value)."""
     g = df[(df["run"] == run) & (df["step"] <= step)]
@@ -162,28 +146,3 @@ def boot_diff(a: Iterable[Optional[float]], b: Iterable[Optional[float]], reps: 
     if va.size < 2 or vb.size < 2:  # one seed has no spread to compare an effect against: no verdict
         sign = 0
     return {"diff": float(va.mean() - vb.mean()), "lo": float(lo), "hi": float(hi), "sign": sign}
-
-
-def censor(values: Iterable[Optional[float]], horizon: float) -> list[float]:
-    """Event times with None (not reached within the run) replaced by the run's horizon: a lower bound, which
-    makes a "later" claim conservative and an "earlier" one generous -- claims say which they use."""
-    return [float(horizon) if _missing(v) else float(v) for v in values]
-
-
-def boot_ratio(num: Iterable[Optional[float]], den: Iterable[Optional[float]], reps: int = 2000, level: float = 0.95,
-               seed: int = 0) -> dict:
-    """mean(num) / mean(den) with a percentile-bootstrap CI (each group resampled on its own) and `sign`: +1 when
-    the whole interval lies above 1, -1 below, 0 when it contains 1 -- a "faster" claim needs its ratio's CI to
-    exclude 1 -- or when a group has a single seed. Times not reached should be censored first (`censor`)."""
-    va = np.array([float(x) for x in num if not _missing(x)])
-    vb = np.array([float(x) for x in den if not _missing(x)])
-    if va.size == 0 or vb.size == 0 or vb.mean() <= 0:
-        return {"ratio": None, "lo": None, "hi": None, "sign": 0}
-    rng = np.random.default_rng(seed)
-    a, b = rng.choice(va, (reps, va.size)).mean(1), rng.choice(vb, (reps, vb.size)).mean(1)
-    r = a / np.where(b > 0, b, np.nan)
-    lo, hi = np.nanpercentile(r, [50 - 50 * level, 50 + 50 * level])
-    sign = 1 if lo > 1 else -1 if hi < 1 else 0
-    if va.size < 2 or vb.size < 2:
-        sign = 0
-    return {"ratio": float(va.mean() / vb.mean()), "lo": float(lo), "hi": float(hi), "sign": sign}

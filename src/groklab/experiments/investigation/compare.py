@@ -12,7 +12,7 @@ import pandas as pd
 from groklab.experiments.claims import time_claim
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
-from groklab.experiments.survival import Censored
+from groklab.experiments.survival import Censored, km_median
 from groklab.experiments.variants import by_variant, curves, events, variant_of
 
 TIMES = ("t_train", "t_test", "gap", "go_step", "onset", "t_90", "rise_time")
@@ -120,17 +120,49 @@ def draw(df: pd.DataFrame, out: Path, name: str, title: str, order: list[str]) -
 
 
 def below(id: str, text: str, what: str, values: dict[str, list], cells: list[str], threshold: float) -> Claim:
-    """Holds when, in every cell, the bootstrap CI of the mean lies wholly below `threshold`."""
+    """Every cell's mean lies below `threshold`: holds when each 95% bootstrap CI lies wholly below it, does not
+    hold when a cell's mean does not (a `Censored` value is a lower bound: a mean of bounds at or above the
+    threshold already fails), otherwise inconclusive -- censored when runs hold only bounds, else underpowered."""
     ci = {c: boot_mean(values.get(c, [])) for c in cells}
-    ok = all(v["hi"] is not None and v["hi"] < threshold for v in ci.values())
-    stat = f"{what} per seed; mean with a 95% bootstrap CI per cell; holds if every CI lies below {threshold}"
-    return Claim(id, text, stat, {c: values.get(c, []) for c in cells},
-                 {f"{c}_{k}": v[k] for c, v in ci.items() for k in ("mean", "hi")}, ok)
+    stat = (f"{what} per seed (a run without the event: its lower bound); mean with a 95% bootstrap CI per cell; "
+            f"holds if every CI lies below {threshold}; does not hold if a mean is not below it; otherwise "
+            "inconclusive")
+    c = Claim(id, text, stat, {c: values.get(c, []) for c in cells},
+              {f"{c}_{k}": v[k] for c, v in ci.items() for k in ("mean", "hi")}, False)
+    if any(v["mean"] is None for v in ci.values()):
+        return c.inconclusive("precondition", "a cell has no run with a value")
+    high = [k for k, v in ci.items() if v["mean"] >= threshold]
+    if high:
+        c.note = f"the mean of {', '.join(high)} is not below {threshold}"
+        return c
+    bounded = sum(isinstance(x, Censored) for k in cells for x in values.get(k, []))
+    if bounded:
+        return c.inconclusive("censored", f"{bounded} runs never reached the event: their values are only bounded "
+                                          "below, and the bounds lie below the threshold")
+    if all(v["hi"] is not None and v["hi"] < threshold for v in ci.values()):
+        c.holds = True
+        return c
+    return c.inconclusive("underpowered", f"a CI reaches {threshold} (n = {[ci[k]['n'] for k in cells]})")
+
+
+def bounded_ratio(num, den, offset: float = 0.0):
+    """(num - offset) / den for one run, where `num` may be censored (`Censored`: the event came later, so the
+    ratio is only bounded below and stays `Censored`); None where either is undefined or `den` never came."""
+    if num is None or den is None or isinstance(den, Censored):
+        return None
+    r = (float(num) - offset) / max(float(den), 1.0)
+    return Censored(r) if isinstance(num, Censored) else r
+
+
+def median_time(values: list) -> float | None:
+    """The Kaplan-Meier median of censored values (None: not reached by half the runs, or no values)."""
+    vals = [v for v in values if v is not None]
+    return km_median(vals, max(map(float, vals)))["median"] if vals else None
 
 
 def lag(t: dict, cells: list[str]) -> dict[str, list]:
     """(onset - t_train) / t_train per seed: < 0 when test accuracy starts rising before the training set is fit
-    (no grokking gap), >> 0 when it waits (times censored at the horizon)."""
-    return {c: [None if o is None or f is None else (o - f) / max(f, 1.0)
+    (no grokking gap), >> 0 when it waits; `Censored` (a lower bound) where the onset never came."""
+    return {c: [bounded_ratio(o, f, offset=float(f)) if f is not None else None
                 for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))]
             for c in cells}

@@ -1,0 +1,112 @@
+"""Settings a paper does not state, and the sensitivity arms that test whether a verdict depends on them.
+
+A study lists its ASSUMPTIONS: the config field, our value and why. Where the other plausible value could
+decide a verdict, the assumption names it (`other`) and the study's runs are trained a second time with it,
+as an arm below `<study>/arm-<name>/` (same run names, one override more). The arm is analysed by the
+study's own `analyze`, and each claim's verdict is combined with the arm's (`combine`):
+- the same verdict in both: it stands, and says so;
+- ours inconclusive because a run the claim presupposes failed (precondition: a setup that never fits) while
+  the arm decides: the claim is judged on the arm, whose runs show what the paper's figure shows, and says
+  so -- the setting broke our runs, not the paper's claim;
+- both decided, differently: ours stands, marked `depends_on` the field -- the paper's sentence alone does not
+  fix the outcome, and a reader must see that beside the verdict;
+- otherwise ours stands, with the arm's verdict beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from groklab.experiments.spec import PROFILES, Claim, RunSpec, verdict_of
+
+ARM = "arm-"  # prefix of an arm's folder below the study
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A setting the study needs and its paper does not state: `field` = `ours` (why), and optionally the
+    `other` plausible value, trained as an arm at the `profiles` listed."""
+
+    name: str  # the arm's folder: arm-<name>
+    field: str  # config field, e.g. "optim.lr"
+    ours: str
+    why: str
+    other: str | None = None  # None: declared, not tested by an arm
+    profiles: tuple[str, ...] = PROFILES
+
+    def armed(self, profile: str) -> bool:
+        return self.other is not None and profile in self.profiles
+
+    def to_dict(self, profile: str) -> dict:
+        return {"name": self.name, "field": self.field, "ours": self.ours, "why": self.why, "other": self.other,
+                "arm": f"{ARM}{self.name}" if self.armed(profile) else None}
+
+
+def assumptions_of(module) -> list[Assumption]:
+    return list(getattr(module, "ASSUMPTIONS", ()))
+
+
+def with_arms(module, profile: str, specs: list[RunSpec]) -> list[RunSpec]:
+    """The study's runs, then each armed assumption's copy of them under arm-<name>/ with field=other (before
+    the command line's overrides, which stay last)."""
+    out = list(specs)
+    for a in assumptions_of(module):
+        if a.armed(profile):
+            out += [RunSpec(f"{ARM}{a.name}/{s.name}", (*s.overrides, f"{a.field}={a.other}")) for s in specs]
+    return out
+
+
+def arm_of(run: str) -> str | None:
+    """The arm a run name belongs to (None: the study's own runs)."""
+    head, sep, _ = run.partition("/")
+    return head[len(ARM):] if sep and head.startswith(ARM) else None
+
+
+def split_arms(df) -> tuple:
+    """(the study's own rows, {arm name: its rows with the arm-<name>/ prefix removed from `run`})."""
+    if df.empty or "run" not in df:
+        return df, {}
+    arms = df["run"].map(arm_of)
+    parts = {}
+    for name in sorted(set(arms.dropna())):
+        sub = df[arms == name].copy()
+        sub["run"] = sub["run"].str.slice(len(ARM) + len(name) + 1)
+        parts[name] = sub
+    return df[arms.isna()], parts
+
+
+def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
+    """`claim` (judged with our value) given the same claim judged on the arm with `a.other` (module doc)."""
+    there = {"ours": a.ours, "other": a.other}
+    if alt is None:
+        claim.sensitivity[a.field] = {**there, "verdict": "not judged (the arm has no runs)"}
+        return claim
+    there.update(verdict=verdict_of(alt.holds, alt.reason), note=alt.note)
+    if alt.holds is not None and claim.holds is None and claim.reason == "precondition":
+        ours = {**there, "verdict": verdict_of(claim.holds, claim.reason), "note": claim.note,
+                "per_seed": claim.per_seed, "aggregate": claim.aggregate}
+        judged = Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
+                       note=f"judged with {a.field}={a.other}: with our {a.ours}, {claim.note}", reason=alt.reason,
+                       sensitivity={**claim.sensitivity, a.field: {**ours, "judged_with": a.other}})
+        return judged
+    claim.sensitivity[a.field] = there
+    if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):
+        said = f"the same with {a.field}={a.other}"
+    elif alt.holds is not None and claim.holds is not None:
+        claim.depends_on.append(a.field)
+        said = f"depends on {a.field}: with {a.other} it {there['verdict']}"
+    else:
+        said = f"with {a.field}={a.other}: {there['verdict']}"
+    claim.note = "; ".join(filter(None, [claim.note, said]))
+    return claim
+
+
+def judge_arms(module, primary: list[Claim], arms: dict[str, list[Claim]], profile: str) -> list[Claim]:
+    """Every claim combined with each armed assumption's verdict for it."""
+    out = []
+    for c in primary:
+        for a in assumptions_of(module):
+            if a.armed(profile):
+                alt = {x.id: x for x in arms.get(a.name, [])}.get(c.id)
+                c = combine(c, alt, a)
+        out.append(c)
+    return out

@@ -1,0 +1,96 @@
+"""Sensitivity arms: a study's runs trained again with the other plausible value of a setting its paper does not
+state, and each verdict combined with the arm's (experiments/assumptions.py)."""
+import types
+
+import pytest
+import yaml
+
+from conftest import tiny
+from groklab.experiments.assumptions import Assumption, arm_of, combine, split_arms
+from groklab.experiments.runner import run_figure, specs_of
+from groklab.experiments.spec import Claim, RunSpec
+from groklab.report import verdict
+
+LR = Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001")
+
+
+def claim(holds, reason="", note=""):
+    c = Claim("c", "text", "rule", {"a": [1.0]}, {"mean": 1.0}, bool(holds))
+    return c.inconclusive(reason, note) if holds is None else c
+
+
+def test_same_verdict_stands_and_says_so():
+    c = combine(claim(True), claim(True), LR)
+    assert c.holds is True and not c.depends_on and "the same with optim.lr=0.001" in c.note
+    assert c.sensitivity["optim.lr"]["verdict"] == "holds"
+
+
+def test_different_decided_verdicts_keep_ours_and_mark_the_dependence():
+    c = combine(claim(False), claim(True), LR)
+    assert c.holds is False and c.depends_on == ["optim.lr"]
+    assert "depends on optim.lr: with 0.001 it holds" in c.note
+    assert verdict(c.to_dict()) == "does not hold; depends on optim.lr"
+
+
+def test_a_failed_precondition_is_judged_on_the_arm_that_meets_it():
+    ours = claim(None, "precondition", "setup X never fits its training set")
+    alt = Claim("c", "text", "rule", {"a": [2.0]}, {"mean": 2.0}, True)
+    c = combine(ours, alt, LR)
+    assert c.holds is True and c.per_seed == {"a": [2.0]}  # the arm's evidence decides, and is shown
+    assert c.sensitivity["optim.lr"]["per_seed"] == {"a": [1.0]}  # ours kept beside it
+    assert c.note.startswith("judged with optim.lr=0.001: with our 0.01, setup X never fits")
+    assert verdict(c.to_dict()) == "holds (judged with optim.lr=0.001)"
+
+
+@pytest.mark.parametrize("reason", ["censored", "underpowered"])
+def test_other_inconclusive_verdicts_are_not_replaced_by_the_arm(reason):
+    c = combine(claim(None, reason, "why"), claim(False), LR)
+    assert c.holds is None and c.reason == reason and not c.depends_on
+    assert c.note == "why; with optim.lr=0.001: does not hold"
+
+
+def test_a_claim_without_arm_has_no_sensitivity_keys():
+    assert "sensitivity" not in claim(True).to_dict() and "depends_on" not in claim(True).to_dict()
+
+
+def test_arm_names_and_split():
+    import pandas as pd
+
+    assert arm_of("arm-lr/x/s0") == "lr" and arm_of("x/s0") is None and arm_of("arm-lr") is None
+    df = pd.DataFrame({"run": ["x/s0", "arm-lr/x/s0", "arm-lr/y/s1"], "step": [0, 0, 0]})
+    own, arms = split_arms(df)
+    assert own["run"].tolist() == ["x/s0"] and arms["lr"]["run"].tolist() == ["x/s0", "y/s1"]
+
+
+def _study(profiles=("quick", "paper")):
+    """A study whose one claim holds when its runs trained at lr 0.01 and fails otherwise."""
+    m = types.ModuleType("groklab.experiments.embedding.fake")
+    m.NAME, m.TITLE, m.PAPER = "fake", "a fake study", "nothing"
+    m.ASSUMPTIONS = [Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001", profiles=profiles)]
+    m.runs = lambda profile, seeds: [RunSpec(f"x/s{s}", tuple(tiny(seed=s, **{"optim.lr": 0.01})))
+                                     for s in range(seeds)]
+
+    def analyze(df, out):
+        lrs = sorted(set(df["optim.lr"]))
+        return [], [Claim("lr_is_ours", "trained at 0.01", "optim.lr", {"lr": lrs}, {}, lrs == [0.01])]
+    m.analyze = analyze
+    return m
+
+
+def test_a_study_trains_its_arm_and_judges_the_dependence(tmp_path):
+    m = _study()
+    assert [s.name for s in specs_of(m, "quick", 2)] == ["x/s0", "x/s1", "arm-lr/x/s0", "arm-lr/x/s1"]
+    doc = run_figure(m, tmp_path, seeds=2, echo=lambda *_: None)
+    assert set(doc["health"]) == {"x/s0", "x/s1", "arm-lr/x/s0", "arm-lr/x/s1"}
+    (c,) = doc["claims"]
+    assert c["holds"] is True and c["depends_on"] == ["optim.lr"]
+    assert c["sensitivity"]["optim.lr"]["verdict"] == "does not hold"
+    arm_cfg = yaml.safe_load((tmp_path / "fake" / "arm-lr" / "x" / "s0" / "config.yaml").read_text())
+    assert arm_cfg["optim"]["lr"] == 0.001 and arm_cfg["seed"] == 0
+    assert doc["assumptions"] == [{"name": "lr", "field": "optim.lr", "ours": "0.01", "why": "unstated",
+                                   "other": "0.001", "arm": "arm-lr"}]
+
+
+def test_an_arm_runs_only_at_its_profiles(tmp_path):
+    assert len(specs_of(_study(profiles=("paper",)), "quick", 2)) == 2
+    assert len(specs_of(_study(profiles=("paper",)), "paper", 2)) == 4
