@@ -70,7 +70,7 @@ def _study(profiles=("quick", "paper")):
     m.runs = lambda profile, seeds: [RunSpec(f"x/s{s}", tuple(tiny(seed=s, **{"optim.lr": 0.01})))
                                      for s in range(seeds)]
 
-    def analyze(df, out):
+    def analyze(df, out, profile):
         lrs = sorted(set(df["optim.lr"]))
         return [], [Claim("lr_is_ours", "trained at 0.01", "optim.lr", {"lr": lrs}, {}, lrs == [0.01])]
     m.analyze = analyze
@@ -94,3 +94,20 @@ def test_a_study_trains_its_arm_and_judges_the_dependence(tmp_path):
 def test_an_arm_runs_only_at_its_profiles(tmp_path):
     assert len(specs_of(_study(profiles=("paper",)), "quick", 2)) == 2
     assert len(specs_of(_study(profiles=("paper",)), "paper", 2)) == 4
+
+
+def test_every_paper_000_study_declares_its_unstated_settings_on_real_config_fields():
+    from groklab.config import make_config
+    from groklab.experiments import PAPERS
+
+    cfg = make_config().to_dict()
+    for name, m in PAPERS["embedding"].items():
+        assert m.ASSUMPTIONS, name
+        for a in m.ASSUMPTIONS:
+            node = cfg
+            for part in a.field.split("."):
+                assert isinstance(node, dict) and part in node, (name, a.field)
+                node = node[part]
+            assert a.why and a.ours, (name, a.name)
+            if a.other is not None:  # an arm's value is a valid override
+                make_config([f"{a.field}={a.other}"])

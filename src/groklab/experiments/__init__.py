@@ -1,7 +1,8 @@
 """Paper figures as experiments: each module holds a spec of runs per profile, an analysis and claims.
 
 A module has NAME, TITLE, PAPER (what the paper reports), runs(profile, seeds) -> [RunSpec] and
-analyze(metrics DataFrame, out dir) -> (figure paths, [Claim]). The library itself knows no paper.
+analyze(metrics DataFrame, out dir, profile) -> (figure paths, [Claim]); optionally ASSUMPTIONS
+(experiments/assumptions.py). The library itself knows no paper.
 """
 from __future__ import annotations
 

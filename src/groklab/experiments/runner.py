@@ -142,10 +142,10 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list]:
     """The study's analysis of its own runs, and of each sensitivity arm's below arm-<name>/, its claims'
     verdicts combined with the arms' (assumptions.py)."""
     own, arms = split_arms(df)
-    figures, claims = module.analyze(own, root)
+    figures, claims = module.analyze(own, root, profile)
     judged = {}
     for name, sub in arms.items():
-        figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}")
+        figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
         figures = [*figures, *figs]
     return figures, judge_arms(module, claims, judged, profile)
 

@@ -25,7 +25,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return [s for v, extra in VARIANTS.items() for s in seeded(v, base + extra, seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "circulant", "App. E: embedding initialization", list(VARIANTS))
     horizon = int(df["step"].max()) if not df.empty else 0
     return figs, claims(per_variant(df, "go_step", list(VARIANTS)), horizon)

@@ -25,7 +25,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return [s for d in DEPTHS for s in seeded(f"layers{d}", base + [f"model.depth={d}"], seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     order = [f"layers{d}" for d in DEPTHS]
     figs = curves(df, out / "depth", "Fig. 2: test accuracy for 1, 2, 3 layers", order)
     u, low = per_variant(df, "u_acc", order), per_variant(df, "l_acc", order)

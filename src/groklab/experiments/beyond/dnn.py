@@ -32,7 +32,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(VARIANTS, base, seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "dnn", "App. D: MLP vs Transformer", list(VARIANTS))
     p = int(df["p"].iloc[0]) if not df.empty else 97
     return figs, claims(per_variant(df, "u_or_max", list(VARIANTS)), p)

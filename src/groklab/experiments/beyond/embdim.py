@@ -29,7 +29,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
                                                      seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     order = sorted({v for v in (df["run"].str.split("/").str[0] if not df.empty else [])}, key=lambda v: int(v[1:]))
     figs = curves(df, out / "embdim", "App. D.1: embedding dimension", order)
     horizon = int(df["step"].max()) if not df.empty else 0

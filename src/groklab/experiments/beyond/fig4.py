@@ -34,7 +34,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
             for s in seeded(f"frac{f:g}", base + [f"task={POLY}", f"split.frac_train={f}"], seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     u = per_variant(df, "u_or_max")
     fracs = {float(v[4:]): vals for v, vals in u.items()}
     ceil = {}

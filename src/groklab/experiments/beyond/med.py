@@ -47,7 +47,7 @@ def correlations(df) -> dict:
     return out
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty or "progress/MED" not in df:
         return [], claims({})
     corr = correlations(df)

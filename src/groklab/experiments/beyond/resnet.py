@@ -59,7 +59,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(VARIANTS, base, seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "resnet", "004 Fig 7: ResNet-18, polygon grids", list(VARIANTS))
     if not df.empty:  # the rise comes at a different step on each seed, which a median over seeds blurs
         figs += acc_grid(df.assign(variant=df["run"].map(variant_of), seed_=df["seed"].map("seed {}".format)),

@@ -86,7 +86,7 @@ def _se(values) -> float | None:
     return pd.Series(v).std() / math.sqrt(len(v)) if len(v) > 1 else None
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     tab = table(df) if not df.empty else pd.DataFrame()
     figs = []
     if not tab.empty:

@@ -37,7 +37,7 @@ def changes(df) -> dict:
     return out
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
     ch = changes(df) if not df.empty and "progress/MED" in df else {}
     return figs, claims(ch, per_variant(df, "u_or_max", list(VARIANTS)))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import at_horizon, shown, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_diff, boot_mean, run_table
 from groklab.experiments.survival import Censored
@@ -32,6 +33,13 @@ MARGIN = 0.25  # "no later than fixed c = 10": t_test at most 25% later, the who
 
 QUICK = ["task=mul", "optim=adam", "steps=3000", "stop.early=false", "optim.c_every=50"]
 PAPER_SIZES = ["task=mul", "optim=adam", "optim.lr=0.01", "steps=20000", "stop.early=false"]
+ASSUMPTIONS = [
+    lr("0.01", "App. B gives no learning rate; 0.01 is Fig. 6's"), WD_MODE,
+    Assumption("c_scale", "optim.c_mode", "adaptive, c = sigma ratio * f_W / f_E", "the paper writes 'c ∝ ...'; "
+               "our constant is 1 (the initial sigma ratio is ~13, near the fixed c = 10)"),
+    Assumption("c_every", "optim.c_every", "100 (quick 50)", "how often c is recomputed is not stated"),
+    Assumption("c_range", "optim.c_range", "[1, 100]", "not stated; the range of Fig. 5's c"),
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -55,7 +63,7 @@ def cell_values(df) -> tuple[dict, dict]:
     return times, f_E
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         df = df.assign(arm=df["run"].str.split("/").str[2])

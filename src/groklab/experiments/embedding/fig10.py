@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.assumptions import Assumption
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean, run_table
 from groklab.plots.style import STYLE, plt, save
@@ -40,12 +40,9 @@ AFTER = 0.1  # "keeps changing after generalization": |rank(end) - rank(t_test)|
 # never fits its training set at the paper profile, which the paper's figure shows it does), so lr 1e-3 (Fig. 4's)
 # is trained beside it at the paper profile; at the quick profile's 1,500 steps lr 1e-3 does not fit.
 ASSUMPTIONS = [
-    Assumption("lr", "optim.lr", "0.01", "Fig. 10 states no learning rate; 0.01 is Fig. 6's (§5.2)", other="0.001",
-               profiles=("paper",)),
-    Assumption("task", "task", "mul", "Fig. 10 names no task; mul is the task of the paper's other studies of "
-               "the embedding (Figs. 7, 12, 13)"),
-    Assumption("wd_mode", "optim.wd_mode", "coupled", "the paper says Adam with weight decay: torch's Adam "
-               "couples it (L2 in the gradient)"),
+    lr("0.01", "Fig. 10 states no learning rate; 0.01 is Fig. 6's (§5.2)", other="0.001", profiles=("paper",)),
+    task("mul", "Fig. 10 names no task; mul is the task of the paper's other studies of the embedding (Figs. 7, "
+         "12, 13)"), WD_MODE,
     Assumption("c", "optim.c", "10", "Fig. 10 does not restate Adam-LR's ratio; §4.3 and §5.2 use c = 10"),
 ]
 # no early stop: the claim is about what happens after generalization
@@ -89,7 +86,7 @@ def rank_points(curves: dict, t_test) -> dict:
     return pts
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty or "run" not in df:
         return [], claims({})
     table = run_table(df).set_index("run")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_diff, boot_mean
 from groklab.plots.style import STYLE, plt, save
@@ -23,6 +23,9 @@ ORDERS = {"token": "fourier/key_share", "dlog": "fourier/dlog_key_share"}  # DFT
 QUICK = ["batch_size=512", "steps=3000", "measures.spectra.every=100", f"measures.spectra.n_key={N_KEY}"]
 PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000", "measures.spectra.every=500",
                f"measures.spectra.n_key={N_KEY}"]
+ASSUMPTIONS = [
+    lr("0.01", "Fig. 11 states no training setting; Fig. 6's"), batch("512", "not stated; Fig. 6's"), WD_MODE,
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -36,7 +39,7 @@ def final(df, col: str) -> dict:
     return {run: float(g.sort_values("step")[col].iloc[-1]) for run, g in sub.groupby("run")}
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     per = {}  # order -> task -> final share per seed
     for order, col in ORDERS.items():
         share = final(df, col) if not df.empty else {}

@@ -12,7 +12,7 @@ from pathlib import Path
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.fig2 import DELAY
 from groklab.experiments.embedding.fig4 import SPLITS
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_mean, per_seed, run_table
 from groklab.plots.curves import acc_grid
@@ -32,6 +32,7 @@ BATCHES = (256, 512, 1024)
 # runs that never do (measured: every quick run grokked by step 1900).
 QUICK = ["task=mul", "optim=adam", "steps=4000"]
 PAPER_SIZES = ["task=mul", "optim=adam", "steps=20000"]
+ASSUMPTIONS = [SKEW, WD_MODE]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -41,7 +42,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
                                                                 f"split={split}"], seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         present = [s for s in SPLITS if s in set(df["split.name"])]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.assumptions import Assumption
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_mean, median_censored, per_seed, run_table
 from groklab.measures.curves import half_rise
@@ -24,6 +25,11 @@ DELAY = 2.0  # "after a delay": t_test >= DELAY * t_train
 
 QUICK = ["batch_size=512", "steps=3000"]
 PAPER_SIZES = ["optim.lr=0.001", "batch_size=512", "steps=30000", "stop.patience=2000"]
+ASSUMPTIONS = [
+    lr("0.001", "Fig. 2 says 'trained with Adam' and gives no learning rate; 0.001 is Fig. 4's (and torch's default)"),
+    batch("512", "not stated for Fig. 2; 512 is Fig. 6's"), WD_MODE,
+    Assumption("steps", "steps", "30000", "not stated; long enough for the embedding MLP on mul to grok at lr 0.001"),
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -36,7 +42,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return out
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         df = df.assign(model=df["model.name"].map({"mlp": "no embedding", "mlp_emb": "embedding"}))

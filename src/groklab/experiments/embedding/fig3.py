@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored
 from groklab.plots.style import STYLE, plt, save
@@ -21,6 +21,11 @@ SPLITS = ("random", "uniform", "skewed")
 QUICK = ["task=mul", "batch_size=64", "steps=400", "stop.early=false", "measures.token_grads.every=5"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.001", "batch_size=64", "steps=2000", "stop.early=false",
                "measures.token_grads.every=10"]
+ASSUMPTIONS = [
+    task("mul", "Fig. 3 names no task"), lr("0.001", "not stated; Fig. 4's"),
+    batch("64", "not stated; the smallest of Fig. 4's batches, where tokens are absent from batches (the figure's "
+          "sparse columns)"), WD_MODE,
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -37,7 +42,7 @@ def zero_share(run_dir: Path, p: int) -> tuple[np.ndarray, np.ndarray, float]:
     return steps, g, float((g == 0).mean())
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     per, maps = {s: [] for s in SPLITS}, {}
     if not df.empty:
         for run, g in df.groupby("run", sort=True):

@@ -4,8 +4,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, horizon_of, level_claim, shown, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import run_table, select
 from groklab.experiments.survival import km_median
@@ -22,6 +23,8 @@ BATCHES = (64, 128, 512)
 # quick uses lr 0.01: at lr 1e-3, p = 47, batch 64, add had not generalized after 5000 steps
 QUICK = ["optim.lr=0.01", "steps=4000"]
 PAPER_SIZES = ["optim.lr=0.001", "steps=30000", "eval.every=100", "stop.patience=2000"]
+ASSUMPTIONS = [SKEW, WD_MODE,
+               Assumption("steps", "steps", "30000", "not stated; Fig. 4's x-axis is logarithmic up to ~10^4-10^5")]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -31,7 +34,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
                                                                f"split={split}"], seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         figs = acc_grid(df, out / "fig4", rows="batch_size", cols="task.name", line="split.name",

@@ -4,8 +4,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_diff, median_censored, per_seed, run_table
 from groklab.measures.curves import after_grok
@@ -29,6 +30,10 @@ PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000", "stop.early=fal
 
 def grid(profile: str) -> tuple[float, ...]:
     return C_QUICK if profile == "quick" else C_PAPER
+ASSUMPTIONS = [
+    lr("0.01", "Fig. 5 gives no learning rate for eta_W; 0.01 is Fig. 6's"), batch("512", "not stated; Fig. 6's"),
+    WD_MODE, Assumption("c", "optim.c", "0.1-100 (7 values)", "the caption names no grid; log-spaced around c = 10"),
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -37,7 +42,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
             for spec in seeded(f"{task}/c{c:g}", base + [f"task={task}", "optim=adam", f"optim.c={c}"], seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     t = with_collapses(run_table(df), df)
     figs = []
     if not df.empty:

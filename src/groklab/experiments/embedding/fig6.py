@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.claims import event_times, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import run_table
 from groklab.plots.curves import acc_grid
@@ -24,6 +24,7 @@ VARIANTS = {"adam_lr": dict(optim__name="adam", optim__c=10.0, optim__c_mode="fi
 
 QUICK = ["batch_size=512", "steps=3000"]
 PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000"]
+ASSUMPTIONS = [WD_MODE]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -39,7 +40,7 @@ def label(df):
     return c.where(df["optim.c"] != 1.0, "adam").where(~adaptive, "adam_lr adaptive c")
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         figs = acc_grid(df.assign(optimizer=label(df)), out / "fig6", rows=None, cols="task.name",

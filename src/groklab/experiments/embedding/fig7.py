@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_diff, boot_mean, median_censored
 from groklab.plots.style import STYLE, plt, save
@@ -20,6 +20,10 @@ SMALL = 0.1  # "significantly smaller": median lambda_E / lambda_W below this
 QUICK = ["task=mul", "batch_size=512", "steps=3000", "measures.hessian.every=50"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.01", "batch_size=512", "steps=20000", "measures.hessian.every=250",
                "measures.hessian.max_rows=2048"]
+ASSUMPTIONS = [
+    task("mul", "Figs. 7/9 name no task"), lr("0.01", "not stated; Fig. 6's (the Adam vs Adam-LR comparison)"),
+    batch("512", "not stated; Fig. 6's"), WD_MODE,
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -37,7 +41,7 @@ def ratios(df) -> dict:
     return {run: (g["hessian/E_top"] / g["hessian/W_top"]).tolist() for run, g in sub.groupby("run")}
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     r = ratios(df)
     per = {name: [median_censored(r[k]) for k in sorted(r) if k.startswith(f"{name}/")] for name in OPTIMS}
     figs = _plot(df, out / "fig7") if r else []

@@ -12,7 +12,7 @@ import torch
 from groklab.config import make_config
 from groklab.data import token_counts
 from groklab.engine.setup import build
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import SKEW, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
@@ -23,6 +23,7 @@ PAPER = ("Imbalanced sampling leads to uneven token occurrences in mini-batches:
          "from many updates while others appear frequently.")
 SPLITS = ("random", "uniform", "skewed")
 BATCHES = 200  # mini-batches of the epoch sampler inspected per run
+ASSUMPTIONS = [SKEW]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -47,7 +48,7 @@ def token_stats(run_dir: Path) -> dict:
             "missing": int((f_train == 0).sum())}
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     stats = {}  # split -> [per seed dict]
     if not df.empty:
         for run, g in df.groupby("run", sort=True):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, shown, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table
 from groklab.plots.curves import acc_grid
@@ -31,13 +32,18 @@ ARMS = {"default": [f"model.emb_init_std={DEFAULT_STD}"],
 # generalize. The default early stop ends every run that does.
 QUICK = ["task=mul", "optim=adam", "batch_size=512", "steps=3000"]
 PAPER_SIZES = ["task=mul", "optim=adam", "optim.lr=0.01", "batch_size=512", "steps=20000"]
+ASSUMPTIONS = [
+    task("mul", "§4.3 names no task"), lr("0.01", "not stated; Fig. 6's"), batch("512", "not stated; Fig. 6's"),
+    Assumption("small", "model.emb_init_std", "0.1", "'small initial embeddings' with no scale: a tenth of torch's "
+               "N(0, 1)"), WD_MODE,
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(ARMS, base_overrides(profile, QUICK, PAPER_SIZES), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         df = df.assign(arm=df["run"].str.split("/").str[0])

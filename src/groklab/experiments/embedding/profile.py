@@ -1,6 +1,8 @@
 """Paper 000's run profiles: the sizes every figure shares (quick: CPU minutes; paper: the paper's)."""
 from __future__ import annotations
 
+from groklab.experiments.assumptions import Assumption
+
 # quick: p = 47 and half the table for training (at 30% of p = 47 the MLP did not grok add within
 # 6000 steps), a 64/256 MLP, lr 0.01: measured to grok add/sub/mul/div in 400-700 steps at batch 512.
 QUICK = ["p=47", "split.test_reserve=0.2", "split.frac_train=0.5", "model.d_emb=64", "model.d_hidden=256",
@@ -13,3 +15,23 @@ PAPER = ["p=97", "split.test_reserve=0.2", "split.frac_train=0.3", "model.d_emb=
 def base_overrides(profile: str, quick: list[str], paper: list[str]) -> list[str]:
     """The profile's shared sizes, then the figure's own overrides for it (no progress bar)."""
     return ["progress=false"] + (QUICK + quick if profile == "quick" else PAPER + paper)
+
+
+# Settings paper 000 leaves unstated that many studies share (experiments/assumptions.py); each study lists them.
+WD_MODE = Assumption("wd_mode", "optim.wd_mode", "coupled", "§5 says 'the Adam optimizer with a weight decay of "
+                     "0.001': torch's Adam adds wd * theta to the gradient (coupled); AdamW would decouple it")
+SKEW = Assumption("skew", "split.skew", "3.0", "the paper names a 'skewed' split but no law: operand a is drawn with "
+                  "weight exp(-3 a / (p - 1)), leaving every token 29-101 training rows at p = 97")
+
+
+def lr(value: str, why: str, **kw) -> Assumption:
+    """The learning rate a figure does not state."""
+    return Assumption("lr", "optim.lr", value, why, **kw)
+
+
+def batch(value: str, why: str) -> Assumption:
+    return Assumption("batch", "batch_size", value, why)
+
+
+def task(value: str, why: str) -> Assumption:
+    return Assumption("task", "task", value, why)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, time_claim
-from groklab.experiments.embedding.profile import base_overrides
+from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean, run_table
 from groklab.plots.style import STYLE, plt, save
@@ -31,6 +32,12 @@ SPREAD = (0.5, 0.99)
 
 QUICK = ["task=mul", "batch_size=64", "steps=3000", "measures.token_grads.every=100"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.001", "batch_size=64", "steps=20000", "measures.token_grads.every=500"]
+ASSUMPTIONS = [
+    task("mul", "App. A names no task"), lr("0.001", "not stated; Fig. 4's"),
+    batch("64", "not stated; a batch small enough that tokens are absent from it, where sampling matters"),
+    Assumption("tau", "sampler_tau", "0.3", "App. A states only gamma > 0; gamma = tau * mean L_i^2 keeps the "
+               "distribution between uniform and one-hot (an absolute 1e-4 is one-hot, measured)"), WD_MODE,
+]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -50,7 +57,7 @@ def entropies(df) -> dict:
     return out
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     t = run_table(df)
     times = {}
     for arm in ARMS:

@@ -40,7 +40,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(cells(profile), model("birnn", profile) + p + budget(profile, 2000, 50, 30_000), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = draw(df, out, "birnn", "002 Fig 6: BiRNN", list(cells("quick")))
     return figs, claims(table(df))
 

@@ -17,7 +17,6 @@ from groklab.experiments.investigation.compare import contrast, table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.style import STYLE, plt, save
-from groklab.store.tree import read_manifest
 
 NAME = "decay"
 TITLE = "Coupled (Adam) vs decoupled (AdamW) weight decay: lr x wd grids"
@@ -45,8 +44,8 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 2500, 50, CODE_STEPS), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    lrs, wds = GRID[read_manifest(out).get("profile", "quick")]
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
+    lrs, wds = GRID[profile]
     t = table(df)
     figs = heat_maps(t, lrs, wds, out / "decay") if not df.empty else []
     return figs, claims(t, lrs, wds)

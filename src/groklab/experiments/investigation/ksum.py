@@ -15,7 +15,6 @@ from pathlib import Path
 from groklab.experiments.investigation.compare import below, draw, lag, median_time, table, trend, within
 from groklab.experiments.investigation.profile import batch, budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.store.tree import read_manifest
 
 NAME = "ksum"
 TITLE = "K-operand sums mod p: the grokking gap against K and batch size"
@@ -51,8 +50,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return out + grid_runs(BIRNN, base + budget(profile, 2000, 50, 30_000), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    profile = read_manifest(out).get("profile", "quick")
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     cells = {a: list(shapes(a, profile)) for a in ARCHS}
     order = [f"{a}-{c}" for a in ARCHS for c in cells[a]] + list(BIRNN)
     figs = draw(df, out, "ksum", "002 Figs 10-11: K-operand sums", order)

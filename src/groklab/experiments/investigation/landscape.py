@@ -114,7 +114,7 @@ def sparse_share(E: np.ndarray) -> float:
     return float((n < 0.1 * n.max()).mean())
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty:
         return [], claims({}, {}, {})
     seeds = {int(r.rsplit("/s", 1)[1]): r for r in sorted(df["run"].unique())}

@@ -25,7 +25,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
         {name: [f"split.frac_train={a}"]}, model(arch, profile) + ["p=47"] + budget(profile, *steps[arch]), seeds)]
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = draw(df, out, "lstm", "002 Fig 3: LSTM (p = 47) and the Transformer", list(CELLS))
     return figs, claims(table(df))
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from groklab.experiments.investigation.compare import draw, table, trend, within
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.store.tree import read_manifest
 
 NAME = "mlp"
 TITLE = "Embedding MLP on a + b: training fraction, depth, width"
@@ -39,8 +38,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(cells(profile), model("mlp", profile) + p + budget(profile, 4000, 50), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    profile = read_manifest(out).get("profile", "quick")
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = draw(df, out, "mlp", "002 Figs 4-5: MLP, alpha / depth / width", list(cells(profile)))
     return figs, claims(table(df), profile)
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from groklab.experiments.investigation.compare import contrast, draw, table, within
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.store.tree import read_manifest
 
 NAME = "optimizers"
 TITLE = "p = 59 MLP: optimizers, dropout (and, at paper size, weight decay, fraction, sizes)"
@@ -40,8 +39,8 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 3000, 50, CODE_STEPS), seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    order = list(cells(read_manifest(out).get("profile", "quick")))
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
+    order = list(cells(profile))
     figs = draw(df, out, "optimizers", "002 Fig 9: optimizers and regularisation, p = 59 MLP", order)
     return figs, claims(table(df))
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from groklab.experiments.investigation.compare import contrast, draw, table, trend
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.store.tree import read_manifest
 
 NAME = "task1"
 TITLE = "Transformer on a + b: operator tokens, training fraction, modulus, depth"
@@ -47,8 +46,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs({cell(*c): overrides(*c) for c in cells(profile)}, base, seeds)
 
 
-def analyze(df, out: Path) -> tuple[list[Path], list[Claim]]:
-    profile = read_manifest(out).get("profile", "quick")
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     base = BASE[profile]
     order = [cell(*c) for c in cells(profile)]
     figs = draw(df, out, "task1", "002 Task 1: Transformer, one factor at a time", order)
