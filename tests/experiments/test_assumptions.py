@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from conftest import tiny
-from groklab.experiments.assumptions import Assumption, arm_of, combine, split_arms
+from groklab.experiments.assumptions import Assumption, arm_of, combine, complete_arms, split_arms
 from groklab.experiments.runner import run_figure, specs_of
 from groklab.experiments.spec import Claim, RunSpec
 from groklab.report import verdict
@@ -60,6 +60,12 @@ def test_arm_names_and_split():
     df = pd.DataFrame({"run": ["x/s0", "arm-lr/x/s0", "arm-lr/y/s1"], "step": [0, 0, 0]})
     own, arms = split_arms(df)
     assert own["run"].tolist() == ["x/s0"] and arms["lr"]["run"].tolist() == ["x/s0", "y/s1"]
+
+
+def test_an_arm_is_used_whole_or_not_at_all():
+    names = ["x/s0", "arm-lr/x/s0", "arm-lr/x/s1", "arm-wd/x/s0"]
+    assert complete_arms(names, ["arm-lr/x/s1"]) == (["x/s0", "arm-wd/x/s0"], ["lr"])
+    assert complete_arms(names, []) == (names, [])
 
 
 def _study(profiles=("quick", "paper")):

@@ -61,6 +61,13 @@ def arm_of(run: str) -> str | None:
     return head[len(ARM):] if sep and head.startswith(ARM) else None
 
 
+def complete_arms(names: list[str], missing: list[str]) -> tuple[list[str], list[str]]:
+    """(`names` without every arm that lacks one of its runs, the arms dropped): an arm is evidence only whole
+    (an archive made before an arm existed is re-judged without it)."""
+    dropped = sorted({arm_of(n) for n in missing} - {None})
+    return [n for n in names if arm_of(n) not in dropped], dropped
+
+
 def split_arms(df) -> tuple:
     """(the study's own rows, {arm name: its rows with the arm-<name>/ prefix removed from `run`})."""
     if df.empty or "run" not in df:

@@ -13,7 +13,15 @@ from typing import Callable
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
-from groklab.experiments.assumptions import ARM, assumptions_of, judge_arms, split_arms, with_arms
+from groklab.experiments.assumptions import (
+    ARM,
+    arm_of,
+    assumptions_of,
+    complete_arms,
+    judge_arms,
+    split_arms,
+    with_arms,
+)
 from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec
 from groklab.store import (
@@ -27,7 +35,7 @@ from groklab.store import (
     write_manifest,
     write_partial,
 )
-from groklab.store.archive import unpack
+from groklab.store.archive import lacking, unpack
 from groklab.sweep import Progress, Run, plan, run_units
 
 
@@ -88,6 +96,12 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     appended to the manifest's list of the calls that built this directory."""
     every = specs_of(module, profile, seeds, overrides)
     specs = select(every, only)
+    if source is not None:  # an archive without (all of) an arm's runs is judged without that arm
+        keep, dropped = complete_arms([s.name for s in specs], lacking(source, [s.name for s in specs]))
+        specs = [s for s in specs if s.name in keep]
+        every = [s for s in every if arm_of(s.name) not in dropped]
+        if dropped:
+            echo(f"  {module.NAME}: {', '.join(ARM + a for a in dropped)} not (wholly) in {source}: judged without it")
     configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
     root = make_out(out) / module.NAME
     root.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ Both are compared with the fixed c = 10 the paper recommends.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from groklab.experiments.assumptions import Assumption
@@ -34,7 +35,10 @@ MARGIN = 0.25  # "no later than fixed c = 10": t_test at most 25% later, the who
 QUICK = ["task=mul", "optim=adam", "steps=3000", "stop.early=false", "optim.c_every=50"]
 PAPER_SIZES = ["task=mul", "optim=adam", "optim.lr=0.01", "steps=20000", "stop.early=false"]
 ASSUMPTIONS = [
-    lr("0.01", "App. B gives no learning rate; 0.01 is Fig. 6's"), WD_MODE,
+    # at 0.01 and batch 64 fixed c = 10 (embedding lr 0.1 with coupled decay) never fits its training set at
+    # the paper profile: both the learning rate and the decay semantics are run the other way beside it
+    lr("0.01", "App. B gives no learning rate; 0.01 is Fig. 6's", other="0.001", profiles=("paper",)),
+    replace(WD_MODE, other="decoupled", profiles=("paper",)),
     Assumption("c_scale", "optim.c_mode", "adaptive, c = sigma ratio * f_W / f_E", "the paper writes 'c ∝ ...'; "
                "our constant is 1 (the initial sigma ratio is ~13, near the fixed c = 10)"),
     Assumption("c_every", "optim.c_every", "100 (quick 50)", "how often c is recomputed is not stated"),
