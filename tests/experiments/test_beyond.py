@@ -41,7 +41,9 @@ def test_table1_end_to_end(tree):
     doc = json.loads((table1_tree / "claims.json").read_text())
     assert {c["id"] for c in doc["claims"]} == {"random_reaches_one", "square_u_falls_with_k",
                                                 "strip_u_falls_with_k", "strip67_disappears",
-                                                "strip_own_ids67_disappears", "u_within_coverage_ceiling"}
+                                                "strip_own_ids67_disappears", "u_within_coverage_ceiling",
+                                                "square_h_falls_with_k", "strip_h_falls_with_k",
+                                                "u_is_not_composition_alone"}
     rows = {(r["split"], r["k97"]): r for r in json.loads((table1_tree / "table1.json").read_text())}
     assert len(rows) == 13 and all(r["seeds"] == 1 and len(r["U_per_seed"]) == 1 for r in rows.values())
     s67 = rows[("strip", 67)]  # 13 - 10 = 3 rows of a remain: 39 < 50 asked, so it trains on all 39
@@ -49,12 +51,21 @@ def test_table1_end_to_end(tree):
     assert all(0 < r["ceiling"] <= 1 and 0 < r["ceiling_expected"] <= 1 for r in rows.values())
     assert rows[("square", 30)]["paper_U"] == 99.04 and "| strip | 67 | 9 |" in (table1_tree / "table1.md").read_text()
     assert (table1_tree / "table1.png").is_file() and (table1_tree / "table1_curves.png").is_file()
+    sq = rows[("square", 30)]  # H-Acc: the holdout's own accuracy, and what composition alone would give
+    share = (sq["k"] + 1) ** 2 / (169 - sq["n_train"])
+    assert sq["holdout_share"] == pytest.approx(share) and 0 <= sq["H_per_seed"][0] <= 1
+    assert sq["U_if_chance_on_holdout"] == pytest.approx(1 - share + share / 13)
+    assert rows[("random", 0)]["H"] is None and "H-Acc" in (table1_tree / "table1.md").read_text()
 
 
 def test_table1_claims_on_synthetic_rows():
-    def row(split, k, us, gos, ceiling=0.9):
+    def row(split, k, us, gos, ceiling=0.9, hs=None):
+        hs = hs if hs is not None else [max(0.0, u - 0.5) for u in us]
+        share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
         return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
-                "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling}
+                "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
+                "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
+                "holdout_share": share, "U_if_chance_on_holdout": None if share is None else 1 - share + share / 97}
 
     rows = [row("random", 0, [1.0, 0.995], [500, 600], 1.0)]
     rows += [row("square", k, [1 - k / 100, 1 - k / 100 - 0.01], [500, 500]) for k in table1.SQUARE]
@@ -62,7 +73,13 @@ def test_table1_claims_on_synthetic_rows():
              for k in table1.STRIP]
     rows += [row("strip_own_ids", 67, [0.02, 0.03], [None, None])]
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
+    composition = c.pop("u_is_not_composition_alone")  # the rows with a seed at or below 0.505
+    assert not composition.holds and set(composition.aggregate["composition alone"]) == {
+        "square k=50", "square k=55", "square k=60", "strip k=50", "strip k=60", "strip k=67", "strip_own_ids k=67"}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
+    flat = [row("square", k, [0.9, 0.89], [500, 500], hs=[0.1, 0.11]) for k in table1.SQUARE]
+    h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]
+    assert not h.holds  # U-Acc flat and H-Acc flat: no fall to find
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]

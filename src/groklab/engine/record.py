@@ -174,7 +174,7 @@ class RunRecord:
         self._append(self.last)
         if self.sink is not None:
             self.sink.log(self.last)
-        self.tracker.update(step, train_acc, test_acc)
+        self.tracker.update(step, train_acc, test_acc, extras.get("holdout/acc"))
         if not (math.isfinite(train_loss) and math.isfinite(test_loss)):
             self.status, self.info["diverged"] = "diverged", "a loss is not finite"
         elif self._exploded(train_loss):

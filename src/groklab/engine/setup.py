@@ -37,6 +37,7 @@ class Experiment:
     adapt: Optional[AdaptiveC] = None  # adaptive embedding lr ratio, when optim.c_mode=adaptive
     grad_filter: Optional[Callable] = None  # Grokfast filter, when optim.grokfast != none
     rng: Optional[GlobalRNG] = None  # torch's global RNG, when dropout draws from it
+    holdout_mask: Optional[torch.Tensor] = None  # [n_test] bool: test rows in the SQUARE/STRIP holdout
 
     @property
     def table(self):
@@ -96,6 +97,7 @@ def build(cfg: Config) -> Experiment:
     grad_filter = make_grad_filter(o, [t for t in model.parameters() if t.requires_grad])
     rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks
     put = lambda t: t.to(device)  # noqa: E731
+    held = put(torch.isin(split.test, split.holdout)) if len(split.holdout) else None
     return Experiment(cfg, device, put(X[split.train]), put(y[split.train]), put(X[split.test]),
                       put(y[split.test]), model, optimizer, sampler, task, split,
-                      make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter, rng)
+                      make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter, rng, held)

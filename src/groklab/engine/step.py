@@ -24,6 +24,7 @@ class Stepper(Protocol):
 
     def step(self, step: int) -> None: ...  # one optimizer step of every member
     def evaluate(self) -> np.ndarray: ...  # [M, 4]: train loss, train acc, test loss, test acc
+    # (a member with a SQUARE/STRIP holdout: its accuracy there is in extras, as holdout/acc)
     def state(self, i: int) -> dict: ...  # member i's checkpoint state (model, optimizer, ...)
     def extras(self, i: int) -> dict: ...  # member i's extra metrics for the eval row
     def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]: ...  # (scalars, arrays)
@@ -34,20 +35,27 @@ class Stepper(Protocol):
 
 
 @torch.inference_mode()
-def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int, loss_fn=F.cross_entropy) -> tuple[float, float]:
-    """Mean training loss (cross-entropy by default, in the model's dtype or float64) and accuracy."""
+def evaluate(model, X: torch.Tensor, y: torch.Tensor, chunk: int, loss_fn=F.cross_entropy,
+             mask: torch.Tensor | None = None) -> tuple[float, ...]:
+    """Mean loss (cross-entropy by default, in the model's dtype or float64) and accuracy; with a boolean
+    `mask` over the rows, also the accuracy on the masked rows alone (a SQUARE/STRIP holdout within test)."""
     chunk = min(chunk, max(1, MAX_EVAL_INPUTS // max(1, X[0].numel())))  # 224 px images: ~330 rows a chunk
     was_training = model.training
     model.eval()
     loss_sum = torch.zeros((), dtype=torch.float64, device=X.device)
     correct = torch.zeros((), dtype=torch.long, device=X.device)
+    held = torch.zeros((), dtype=torch.long, device=X.device)
     for i in range(0, len(X), chunk):
         logits = model(X[i:i + chunk])
         loss_sum += loss_fn(logits, y[i:i + chunk], reduction="sum").double()
-        correct += (logits.argmax(-1) == y[i:i + chunk]).sum()
+        hit = logits.argmax(-1) == y[i:i + chunk]
+        correct += hit.sum()
+        if mask is not None:
+            held += (hit & mask[i:i + chunk]).sum()
     model.train(was_training)
     n = max(len(X), 1)
-    return loss_sum.item() / n, correct.item() / n
+    out = (loss_sum.item() / n, correct.item() / n)
+    return out if mask is None else (*out, held.item() / max(int(mask.sum()), 1))
 
 
 class SoloStep:
@@ -89,17 +97,19 @@ class SoloStep:
 
     def evaluate(self) -> np.ndarray:
         e, chunk = self.exp, self.exp.cfg.eval.chunk
-        return np.array([[*evaluate(e.model, e.X_train, e.y_train, chunk, e.loss_fn),
-                          *evaluate(e.model, e.X_test, e.y_test, chunk, e.loss_fn)]])
+        test = evaluate(e.model, e.X_test, e.y_test, chunk, e.loss_fn, e.holdout_mask)
+        self.holdout_acc = test[2] if len(test) > 2 else None
+        return np.array([[*evaluate(e.model, e.X_train, e.y_train, chunk, e.loss_fn), *test[:2]]])
 
     def state(self, i: int) -> dict:
         return self.exp.state()
 
     def extras(self, i: int) -> dict:
         a = self.exp.adapt  # the ratio in effect for the steps up to this one
+        held = {} if getattr(self, "holdout_acc", None) is None else {"holdout/acc": self.holdout_acc}
         if a is None:
-            return {}
-        out = {"optim/c": a.c, "optim/f_E": a.f_E}
+            return held
+        out = {**held, "optim/c": a.c, "optim/f_E": a.f_E}
         if a.scale is not None:  # per-row c: its spread
             out.update({"optim/c_min": a.c * a.scale.min().item(), "optim/c_max": a.c * a.scale.max().item()})
         return out
@@ -137,11 +147,12 @@ class StackedStep:
         self.X, self.y = exps[0].task.inputs.to(device), exps[0].task.labels.to(device)
         N, n_train = len(self.y), [len(e.y_train) for e in exps]
         rows = torch.zeros(len(exps), max(n_train), dtype=torch.long)
-        masks = torch.zeros(2, len(exps), N, dtype=torch.bool)
+        masks = torch.zeros(3, len(exps), N, dtype=torch.bool)  # train, test, the holdout within test
         for i, e in enumerate(exps):
             rows[i, :n_train[i]] = e.split.train
             masks[0, i, e.split.train] = True
             masks[1, i, e.split.test] = True
+            masks[2, i, e.split.holdout] = True
         self.rows_all, self.masks_all = rows.to(device), masks.to(device)
         self.chunk = max(1, 4 * exps[0].cfg.eval.chunk // len(exps))
         self._select()
@@ -168,14 +179,16 @@ class StackedStep:
         self.stack.train_step(self.X, self.y, self.batches.idx(step))
 
     def evaluate(self) -> np.ndarray:
-        sums = torch.zeros(2, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test, M, loss/correct]
+        sums = torch.zeros(3, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test/holdout, M, 2]
         for a in range(0, len(self.y), self.chunk):
             loss, correct = self.stack.row_losses(self.X[a:a + self.chunk], self.y[a:a + self.chunk])
             mk = self.masks[..., a:a + self.chunk]
             sums[..., 0] += (loss.double() * mk).sum(-1)
             sums[..., 1] += (correct & mk).sum(-1).double()
-        counts = self.masks.sum(-1).clamp(min=1).double().unsqueeze(-1)
-        return (sums / counts).permute(1, 0, 2).reshape(self.M, 4).cpu().numpy()
+        counts = self.masks.sum(-1)
+        means = (sums / counts.clamp(min=1).double().unsqueeze(-1)).cpu().numpy()
+        self.holdout_acc = [float(means[2, i, 1]) if n else None for i, n in enumerate(counts[2].tolist())]
+        return means[:2].transpose(1, 0, 2).reshape(self.M, 4)
 
     def model(self, i: int) -> torch.nn.Module:
         """Write member i's stacked parameters and optimizer state into its solo model and optimizer."""
@@ -197,7 +210,8 @@ class StackedStep:
         return self.exps[self.active[i]].state()
 
     def extras(self, i: int) -> dict:
-        return {}
+        held = getattr(self, "holdout_acc", None)
+        return {} if held is None or held[i] is None else {"holdout/acc": held[i]}
 
     def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
         self.model(i)

@@ -10,18 +10,28 @@ from groklab.plots.curves import acc_grid
 
 def events(df: pd.DataFrame) -> pd.DataFrame:
     """Per run: the run table's events plus `u_or_max` -- U-Acc, or when grokking never took off, the
-    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67)."""
+    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67) -- and
+    `h_or_max`, the holdout accuracy (holdout/acc, SQUARE/STRIP runs) at that same eval (None without one)."""
     from groklab.experiments.stats import run_table
 
     t = run_table(df)
     if t.empty:
         return t
-    best = {}
+    best, held = {}, {}
+    go_at = dict(zip(t["run"], t["go_step"])) if "go_step" in t else {}
     for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
+        g = g.sort_values("step")
         fit = g[g["train/acc"] >= 0.99]
         after = g[g["step"] >= fit["step"].min()] if len(fit) else g
-        best[run] = float(after["test/acc"].max())
+        go = go_at.get(run)
+        if go is not None and pd.notna(go):  # U-Acc: the first highest test accuracy from GO on
+            after = g[g["step"] >= go]
+        row = after.loc[after["test/acc"].idxmax()]
+        best[run] = float(row["test/acc"])
+        h = row.get("holdout/acc")
+        held[run] = float(h) if h is not None and pd.notna(h) else None
     t["u_or_max"] = [u if pd.notna(u) else best[r] for r, u in zip(t["run"], t["u_acc"])]
+    t["h_or_max"] = [held.get(r) for r in t["run"]]
     return t
 
 

@@ -7,6 +7,9 @@
 - u_acc (004's U-Acc): the highest test accuracy from go_step on; None without a go_step.
 - l_acc (004's L-Acc): the lowest test accuracy after u_acc was first reached (equal to u_acc when it is
   reached at the last eval); u_acc - l_acc is the oscillation after grokking.
+- h_acc (H-Acc, ours): with a SQUARE/STRIP holdout, the accuracy on the holdout alone at the eval where u_acc
+  was reached. U-Acc mixes the holdout with the test rows outside it, whose share grows with k; H-Acc is what
+  004's mechanism (the holdout cannot be inferred) is about.
 - onset, t_90, rise_time (002's "starts earlier, rises more gently"): on the normalised test accuracy
   (acc - a0) / (1 - a0), a0 = test accuracy at the first eval (chance at step 0), onset is the first eval step
   where it reaches 0.1 and t_90 the first where it reaches 0.9; rise_time = t_90 - onset. They need no fit, so
@@ -48,8 +51,11 @@ class GrokTracker:
     onset: Optional[int] = None
     t_90: Optional[int] = None
     drops: int = 0
+    h_acc: Optional[float] = None
+    holdout: bool = False  # a holdout accuracy was seen: the run reports h_acc
 
-    def update(self, step: int, train_acc: float, test_acc: float) -> None:
+    def update(self, step: int, train_acc: float, test_acc: float, holdout_acc: Optional[float] = None) -> None:
+        self.holdout = self.holdout or holdout_acc is not None
         if self.t_train is None and train_acc >= self.train_thr:
             self.t_train, self.test_at_fit = step, test_acc
         if self.t_test is None and test_acc >= self.test_thr:
@@ -59,6 +65,7 @@ class GrokTracker:
         if self.go_step is not None:
             if self.u_acc is None or test_acc > self.u_acc:
                 self.u_acc = self.l_acc = test_acc
+                self.h_acc = holdout_acc
             else:
                 self.l_acc = min(self.l_acc, test_acc)
         self._onset(step, test_acc)
@@ -95,7 +102,8 @@ class GrokTracker:
     def events(self) -> dict:
         return {"t_train": self.t_train, "t_test": self.t_test, "gap": self.gap, "go_step": self.go_step,
                 "u_acc": self.u_acc, "l_acc": self.l_acc, "test_at_fit": self.test_at_fit, "onset": self.onset,
-                "t_90": self.t_90, "rise_time": self.rise_time, "drops": self.drops}
+                "t_90": self.t_90, "rise_time": self.rise_time, "drops": self.drops,
+                **({"h_acc": self.h_acc} if self.holdout else {})}
 
     def state_dict(self) -> dict:
         return asdict(self)

@@ -68,17 +68,32 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (group, k97), g in t.groupby(["group", "k97"], sort=False):
         u, lo, go = mean_ci(g["u_or_max"]), mean_ci(g["l_acc"]), mean_ci(g["go_step"])
+        h = mean_ci(g["h_or_max"])
+        share = holdout_share(group, g["split.k"].iloc[0], int(g["p"].iloc[0]), int(g["n_test"].iloc[0]))
         paper = TABLE.get((group, k97), (None, None, None))
         rows.append({"split": group, "k97": k97, "k": int(g["split.k"].iloc[0]) if group != "random" else None,
                      "p": int(g["p"].iloc[0]), "seeds": len(g), "U": u["mean"], "U_lo": u["lo"], "U_hi": u["hi"],
                      "U_se": _se(g["u_or_max"]), "L": lo["mean"], "GO": go["mean"], "GO_lo": go["lo"],
                      "GO_hi": go["hi"], "grokked": int(g["go_step"].notna().sum()),
                      "U_per_seed": [round(x, 4) for x in g["u_or_max"]],
+                     "H": h["mean"], "H_lo": h["lo"], "H_hi": h["hi"],
+                     "H_per_seed": [None if _none(x) else round(x, 4) for x in g["h_or_max"]],
+                     "holdout_share": share, "U_if_chance_on_holdout": None if share is None else
+                     (1 - share) + share / int(g["p"].iloc[0]),
                      "GO_per_seed": [None if pd.isna(x) else int(x) for x in g["go_step"]],
                      "ceiling": g["ceiling"].mean(), "ceiling_expected": g["ceiling_expected"].mean(),
                      "n_train": int(g["n_train"].iloc[0]), "paper_U": paper[0], "paper_L": paper[1],
                      "paper_GO": paper[2]})
     return pd.DataFrame(rows)
+
+
+def holdout_share(split: str, k, p: int, n_test: int) -> float | None:
+    """The holdout's share of the test set: (k+1)^2 rows for SQUARE (a, b <= k), (k+1) p for STRIP (a <= k)."""
+    if split.startswith("square"):
+        return (int(k) + 1) ** 2 / n_test
+    if split.startswith("strip"):
+        return (int(k) + 1) * p / n_test
+    return None
 
 
 def _se(values) -> float | None:
@@ -103,11 +118,14 @@ def markdown(tab: pd.DataFrame) -> str:
     lines = [f"Table 1 at p = {tab['p'].iloc[0]} ({tab['seeds'].max()} seeds; k scaled from the paper's p = 97). "
              "U-Acc, L-Acc in %, mean [95% CI]; GO in steps (= epochs, full batch). Ceilings: chance-corrected "
              f"coverage of the test set within torus distance < {N_COVER} (mirror pairs count), exact and "
-             "expected over random training sets.", "",
-             "| split | k (97) | k | U-Acc | paper | L-Acc | paper | GO | paper | ceiling | expected |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "expected over random training sets. H-Acc: accuracy on the holdout alone at the eval of U-Acc; "
+             "U if chance: the U-Acc of a model perfect outside the holdout and at chance on it.", "",
+             "| split | k (97) | k | U-Acc | paper | L-Acc | paper | GO | paper | H-Acc | U if chance | ceiling "
+             "| expected |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in tab.iterrows():
         ci = "" if _none(r["U_lo"]) else f" [{f(max(0.0, r['U_lo']))}, {f(min(1.0, r['U_hi']))}]"  # within [0, 1]
+        hci = "" if _none(r["H_lo"]) else f" [{f(max(0.0, r['H_lo']))}, {f(min(1.0, r['H_hi']))}]"
         go = ("disappear" if r["grokked"] == 0 else f"{r['GO']:.0f}" + ("" if r["grokked"] == r["seeds"]
                                                                       else f" ({r['grokked']}/{r['seeds']})"))
         known = not _none(r["paper_U"])
@@ -116,6 +134,7 @@ def markdown(tab: pd.DataFrame) -> str:
         k = "–" if _none(r["k"]) else f"{r['k']:.0f}"
         lines.append(f"| {r['split']} | {r['k97'] or '–'} | {k} | {f(r['U'])}{ci} "
                      f"| {paper(r['paper_U'])} | {f(r['L'])} | {paper(r['paper_L'])} | {go} | {pg} "
+                     f"| {f(r['H'])}{hci} | {f(r['U_if_chance_on_holdout'])} "
                      f"| {f(r['ceiling'])} | {f(r['ceiling_expected'])} |")
     return "\n".join(lines) + "\n"
 
@@ -164,6 +183,25 @@ def claims(tab: pd.DataFrame) -> list[Claim]:
                          f"resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
                          {f"k={k}": v for k, v in sorted(groups.items())}, sp,
                          sp["rho"] is not None and sp["rho"] <= RHO and sp["hi"] < 0))
+    for group in ("square", "strip"):  # the mechanism: the holdout itself is what cannot be inferred
+        groups = {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not _none(r["H"])}
+        sp = spearman_boot(groups)
+        out.append(Claim(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {group.upper()} holdout "
+                         "itself (H-Acc) falls as k grows.",
+                         "Spearman rho between k and the mean H-Acc (holdout accuracy at the eval of U-Acc), 95% CI "
+                         f"by resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
+                         {f"k={k}": v for k, v in sorted(groups.items())}, sp,
+                         sp["rho"] is not None and sp["rho"] <= RHO and sp["hi"] < 0))
+    above = {f"{s} k={k}": [None if u is None else round(u - r["U_if_chance_on_holdout"], 4)
+                            for u in r["U_per_seed"]] for (s, k), r in by.items() if not _none(r["holdout_share"])}
+    lifted = {k: all(v > 0 for v in vs if v is not None) for k, vs in above.items()}
+    out.append(Claim("u_is_not_composition_alone", "Measurement: in every holdout split U-Acc exceeds what the "
+                     "test set's composition alone gives (perfect outside the holdout, chance on it).",
+                     "per split and seed, U-Acc minus (1 - s) - s/p, s the holdout's share of the test set; holds "
+                     "if every seed of every split lies above 0 (the split's rows below 0 are composition alone)",
+                     above, {"splits above on every seed": sum(lifted.values()), "splits": len(above),
+                             "composition alone": [k for k, ok in lifted.items() if not ok]},
+                     bool(lifted) and all(lifted.values())))
     for group, how in (("strip", ""), ("strip_own_ids", " (each operand its own token ids)")):
         s67 = by.get((group, 67))
         out.append(Claim(f"{group}67_disappears", f"At STRIP k = 67, grokking disappears{how}.",
