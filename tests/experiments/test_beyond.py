@@ -43,9 +43,10 @@ def test_table1_end_to_end(tree):
                                                 "strip_u_falls_with_k", "strip67_disappears",
                                                 "strip_own_ids67_disappears", "u_within_coverage_ceiling",
                                                 "square_h_falls_with_k", "strip_h_falls_with_k",
-                                                "u_is_not_composition_alone"}
+                                                "u_is_not_composition_alone", "strip_offset_u_falls_with_k",
+                                                "strip_offset_h_falls_with_k", "strip_offset67_disappears"}
     rows = {(r["split"], r["k97"]): r for r in json.loads((table1_tree / "table1.json").read_text())}
-    assert len(rows) == 13 and all(r["seeds"] == 1 and len(r["U_per_seed"]) == 1 for r in rows.values())
+    assert len(rows) == 17 and all(r["seeds"] == 1 and len(r["U_per_seed"]) == 1 for r in rows.values())
     s67 = rows[("strip", 67)]  # 13 - 10 = 3 rows of a remain: 39 < 50 asked, so it trains on all 39
     assert s67["k"] == 9 and s67["n_train"] == 39 and rows[("square", 30)]["n_train"] == int(0.3 * 169)
     assert all(0 < r["ceiling"] <= 1 and 0 < r["ceiling_expected"] <= 1 for r in rows.values())
@@ -72,10 +73,13 @@ def test_table1_claims_on_synthetic_rows():
     rows += [row("strip", k, [1.5 - k / 50, 1.49 - k / 50], [None, None] if k == 67 else [300, 300], 1.0)
              for k in table1.STRIP]
     rows += [row("strip_own_ids", 67, [0.02, 0.03], [None, None])]
+    rows += [row("strip_offset", k, [1.5 - k / 50, 1.49 - k / 50], [None, None] if k == 67 else [300, 300], 1.0)
+             for k in table1.STRIP]
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     composition = c.pop("u_is_not_composition_alone")  # the rows with a seed at or below 0.505
     assert not composition.holds and set(composition.aggregate["composition alone"]) == {
-        "square k=50", "square k=55", "square k=60", "strip k=50", "strip k=60", "strip k=67", "strip_own_ids k=67"}
+        "square k=50", "square k=55", "square k=60", "strip k=50", "strip k=60", "strip k=67", "strip_own_ids k=67",
+        "strip_offset k=50", "strip_offset k=60", "strip_offset k=67"}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
     flat = [row("square", k, [0.9, 0.89], [500, 500], hs=[0.1, 0.11]) for k in table1.SQUARE]
     h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]

@@ -69,7 +69,9 @@ def cross_field_rules(cfg) -> None:
     if s.frac_of == "remainder" and s.name not in ("square", "strip"):
         raise ConfigError("split.frac_of", "remainder", "only with split=square or strip (what their holdout "
                           "leaves); other splits take frac_train of the table")
-    if cfg.sampler == "entropy" and cfg.encoding == "sep":
+    if cfg.encoding_offset is not None and cfg.encoding != "offset":
+        raise ConfigError("encoding_offset", cfg.encoding_offset, "only with encoding=offset")
+    if cfg.sampler == "entropy" and cfg.encoding in ("sep", "offset"):
         raise ConfigError("sampler", "entropy", "reads one shared operand table; use encoding=op or no_op")
     if cfg.sampler == "entropy" and m.freeze_emb:
         raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")

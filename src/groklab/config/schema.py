@@ -19,7 +19,7 @@ SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
 ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn", "resnet18"]
 OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
-Encoding = Literal["op", "no_op", "eq", "sep"]
+Encoding = Literal["op", "no_op", "eq", "sep", "offset"]
 EmbInit = Literal["normal", "circulant", "toeplitz"]
 MAX_SEED = 2**31 - 1  # seeds are mixed with steps into 64-bit generator seeds
 TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
@@ -206,8 +206,10 @@ class TrackConfig(Section):
 class Config(Section):
     task: TaskConfig = TaskConfig()
     p: int = Field(97, ge=2)  # modulus; operands are 0..p-1
-    # op: [a, op, b, =]; no_op: [a, b]; eq: [a, b, =] (004's released code); sep: [a, p+b, =] (own ids per operand)
+    # op: [a, op, b, =]; no_op: [a, b]; eq: [a, b, =] (004's released code); sep: [a, p+b, =] (own ids per operand);
+    # offset: [a, d+b, =] (004's STRIP code: d = 60 at p = 97, the operands' id ranges overlap)
     encoding: Encoding = "op"
+    encoding_offset: Optional[int] = Field(None, ge=1)  # d of encoding=offset; unset: round(60 p / 97)
     split: SplitConfig = SplitConfig()
     model: ModelConfig = ModelConfig()
     optim: OptimConfig = OptimConfig()

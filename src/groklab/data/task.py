@@ -64,9 +64,9 @@ def make_task(cfg):
         return make_image_task(t.cells, t.entries, t.image, t.weight, t.mod, t.labels, cfg.split.seed)
     table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
     raw = cfg.model.name == "mlp"
-    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw)
+    X = encode(table.operands, cfg.p, cfg.encoding, raw=raw, offset=cfg.encoding_offset)
     if raw:
         X = X.to(getattr(torch, cfg.dtype))
     K = table.n_operands
-    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding, K), seq_len(K, cfg.encoding),
+    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding, K, cfg.encoding_offset), seq_len(K, cfg.encoding),
                      cfg.task.expr)

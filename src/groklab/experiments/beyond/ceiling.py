@@ -35,7 +35,7 @@ def ceilings(row, n: int = N_COVER) -> dict:
     operands share token ids (encoding eq / op / no_op) and the task is symmetric."""
     table, s = split_of(row)
     grid = table.y.view(table.p, -1) if len(table) == table.p ** 2 else None  # y[a, b] (div lacks b = 0)
-    symmetric = row.get("encoding") != "sep" and grid is not None and bool((grid == grid.T).all())
+    symmetric = row.get("encoding") not in ("sep", "offset") and grid is not None and bool((grid == grid.T).all())
     p = table.p
     exact = coverage(table, s.train, s.test, n, wrap=True, symmetric=symmetric)
     pool = torch.ones(len(table), dtype=torch.bool)

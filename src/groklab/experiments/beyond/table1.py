@@ -36,6 +36,7 @@ TABLE = {("square", 30): (99.04, 91.27, 1500), ("square", 35): (91.07, 80.73, 15
          ("square", 60): (57.31, 55.18, 2200), ("strip", 67): (7.56, 3.58, None),
          ("strip", 60): (33.25, 17.05, 900), ("strip", 50): (80.10, 73.61, 1600),
          ("strip", 40): (89.89, 84.80, 1300)}
+LABEL = {"square": "SQUARE", "strip": "STRIP", "strip_offset": "STRIP (004's STRIP-code ids, offset)"}
 REACH = 0.99  # the random baseline "reaches 1"
 RHO = -0.5  # "falls as k grows": a clear negative rank correlation, not just a negative sign
 NOISE = 2.0  # "seed noise": 2 standard errors of the mean U-Acc over seeds ...
@@ -53,8 +54,13 @@ def runs(profile: str, seeds: int, p: int | None = None) -> list[RunSpec]:
             out += seeded(f"{name}/k{k}", base + [f"split={name}", f"split.k={scale_k(k, p)}"], seeds)
     # STRIP 67 again with each operand its own token ids (the papers' README's reading of 004's model): the
     # held-out first operands then never occur in training, so only chance is left to them
-    return out + seeded("strip_own_ids/k67", base + ["split=strip", f"split.k={scale_k(67, p)}", "encoding=sep"],
-                        seeds)
+    out += seeded("strip_own_ids/k67", base + ["split=strip", f"split.k={scale_k(67, p)}", "encoding=sep"], seeds)
+    # STRIP with 004's STRIP code's own encoding (str.py): the second operand's ids start at 60 (at p = 97), so
+    # they overlap the first operand's ids 60..96 -- the held-out a <= k then still share ids with b >= 60 - k
+    for k in STRIP:
+        out += seeded(f"strip_offset/k{k}", base + ["split=strip", f"split.k={scale_k(k, p)}", "encoding=offset"],
+                      seeds)
+    return out
 
 
 def table(df: pd.DataFrame) -> pd.DataFrame:
@@ -70,7 +76,7 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
         u, lo, go = mean_ci(g["u_or_max"]), mean_ci(g["l_acc"]), mean_ci(g["go_step"])
         h = mean_ci(g["h_or_max"])
         share = holdout_share(group, g["split.k"].iloc[0], int(g["p"].iloc[0]), int(g["n_test"].iloc[0]))
-        paper = TABLE.get((group, k97), (None, None, None))
+        paper = TABLE.get(("strip" if group.startswith("strip") else group, k97), (None, None, None))
         rows.append({"split": group, "k97": k97, "k": int(g["split.k"].iloc[0]) if group != "random" else None,
                      "p": int(g["p"].iloc[0]), "seeds": len(g), "U": u["mean"], "U_lo": u["lo"], "U_hi": u["hi"],
                      "U_se": _se(g["u_or_max"]), "L": lo["mean"], "GO": go["mean"], "GO_lo": go["lo"],
@@ -174,19 +180,19 @@ def claims(tab: pd.DataFrame) -> list[Claim]:
                  {"random": rnd["U_per_seed"] if rnd is not None else []},
                  {"mean": rnd["U"] if rnd is not None else None},
                  rnd is not None and min(rnd["U_per_seed"]) >= REACH)]
-    for group in ("square", "strip"):
+    for group in ("square", "strip", "strip_offset"):
         groups = {k: r["U_per_seed"] for (s, k), r in by.items() if s == group}
         sp = spearman_boot(groups)
-        out.append(Claim(f"{group}_u_falls_with_k", f"U-Acc falls as the {group.upper()} holdout k grows.",
+        out.append(Claim(f"{group}_u_falls_with_k", f"U-Acc falls as the {LABEL[group]} holdout k grows.",
                          "Spearman rho between k and the mean U-Acc over seeds (U-Acc: the highest test accuracy "
                          "from GO on; the highest after the fit when grokking never takes off), 95% CI by "
                          f"resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
                          {f"k={k}": v for k, v in sorted(groups.items())}, sp,
                          sp["rho"] is not None and sp["rho"] <= RHO and sp["hi"] < 0))
-    for group in ("square", "strip"):  # the mechanism: the holdout itself is what cannot be inferred
+    for group in ("square", "strip", "strip_offset"):  # the mechanism: the holdout itself cannot be inferred
         groups = {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not _none(r["H"])}
         sp = spearman_boot(groups)
-        out.append(Claim(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {group.upper()} holdout "
+        out.append(Claim(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {LABEL[group]} holdout "
                          "itself (H-Acc) falls as k grows.",
                          "Spearman rho between k and the mean H-Acc (holdout accuracy at the eval of U-Acc), 95% CI "
                          f"by resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
@@ -202,7 +208,8 @@ def claims(tab: pd.DataFrame) -> list[Claim]:
                      above, {"splits above on every seed": sum(lifted.values()), "splits": len(above),
                              "composition alone": [k for k, ok in lifted.items() if not ok]},
                      bool(lifted) and all(lifted.values())))
-    for group, how in (("strip", ""), ("strip_own_ids", " (each operand its own token ids)")):
+    for group, how in (("strip", ""), ("strip_own_ids", " (each operand its own token ids)"),
+                       ("strip_offset", " (004's STRIP code: the second operand's ids offset, overlapping)")):
         s67 = by.get((group, 67))
         out.append(Claim(f"{group}67_disappears", f"At STRIP k = 67, grokking disappears{how}.",
                          "go_step per seed (None: test accuracy never rose 0.1 above its value at the fit); holds "
