@@ -68,5 +68,5 @@ def make_task(cfg):
     if raw:
         X = X.to(getattr(torch, cfg.dtype))
     K = table.n_operands
-    return TokenTask(table, X, cfg.encoding, vocab_size(cfg.p, cfg.encoding, K, cfg.encoding_offset), seq_len(K, cfg.encoding),
-                     cfg.task.expr)
+    vocab = vocab_size(cfg.p, cfg.encoding, K, cfg.encoding_offset)
+    return TokenTask(table, X, cfg.encoding, vocab, seq_len(K, cfg.encoding), cfg.task.expr)
