@@ -65,6 +65,7 @@ def test_table1_claims_on_synthetic_rows():
         share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
         return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
                 "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
+                "ceiling_by_n": [min(1.0, ceiling * n / 5) for n in range(1, 21)],
                 "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
                 "holdout_share": share, "U_if_chance_on_holdout": None if share is None else 1 - share + share / 97}
 
@@ -88,6 +89,9 @@ def test_table1_claims_on_synthetic_rows():
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]
     assert not ceiling.holds and ceiling.aggregate["largest excess"] > 0.18
+    # every synthetic U-Acc fits under its ceiling from n = 7 on (0.985 <= 0.8 * 7 / 5 = 1.0, min 1.0)
+    assert ceiling.aggregate["smallest n with every mean U-Acc at or below its expected ceiling (ours)"] == 7
+    assert ceiling.aggregate["the same for the paper's Table 1 (p = 97)"] == 14  # the paper never fixes n
 
 
 def test_med_correlation_and_depth_claims_on_synthetic_curves():

@@ -11,12 +11,15 @@ hypergeometric form of Thm 3.12's estimate).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pandas as pd
 import torch
 
 from groklab.data import coverage, expected_coverage, make_split, make_table
 
 N_COVER = 5
+N_RANGE = tuple(range(1, 21))  # the distances n the ceiling is also reported at (004 never fixes n)
 
 
 def split_of(row) -> tuple:
@@ -44,4 +47,32 @@ def ceilings(row, n: int = N_COVER) -> dict:
                                  symmetric=symmetric)
     lift = lambda c: c + (1 - c) / p  # noqa: E731
     return {"ceiling": lift(exact), "ceiling_expected": lift(expected), "coverage": exact,
-            "n_train": len(s.train), "n_test": len(s.test)}
+            "n_train": len(s.train), "n_test": len(s.test), "symmetric": symmetric}
+
+
+@lru_cache(maxsize=4096)
+def expected_ceiling(name: str, k: int | None, p: int, n: int, frac: float = 0.3, task: str = "add",
+                     symmetric: bool = True) -> float:
+    """Chance-corrected expected coverage ceiling at distance n for a random training set of frac * p^2 rows
+    drawn outside a SQUARE/STRIP holdout (k None: the random split), as 004's code draws it."""
+    table = make_table(task, p)
+    s = make_split(table, name, frac_train=frac, seed=0, k=k)
+    pool = torch.ones(len(table), dtype=torch.bool)
+    pool[s.holdout] = False
+    rows = torch.nonzero(pool).flatten()
+    c = expected_coverage(table, rows, len(s.train), n, wrap=True, symmetric=symmetric)
+    return c + (1 - c) / p
+
+
+def smallest_n(u: dict, ceiling, ns=N_RANGE) -> int | None:
+    """The smallest n of ns at which every row's U-Acc (row -> value) lies at or below ceiling(row, n): the
+    distance a coverage bound needs to be consistent with those numbers; None if no n is. A row that fails is
+    tried first at the next n, so most (row, n) ceilings are never computed."""
+    order = list(u)
+    for n in ns:
+        bad = next((r for r in order if u[r] > ceiling(r, n) + 1e-9), None)
+        if bad is None:
+            return n
+        order.remove(bad)
+        order.insert(0, bad)
+    return None
