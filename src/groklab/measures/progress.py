@@ -21,7 +21,7 @@ BLOCKS = ("E", "W", "rest")
 @torch.no_grad()
 def med(E: torch.Tensor, p: int, start: int = 0) -> float:
     """Main embedding diff: mean over i = 0..p-2 of ||e_{i+1} - e_i||_2 over the operand tokens, whose
-    embeddings are rows start..start+p-1."""
+    embeddings are rows start..start+p-1. (004's code averages i = 0..p-3: it leaves out the last pair.)"""
     return consecutive_diffs(E, p, start).mean().item()
 
 

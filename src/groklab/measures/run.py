@@ -73,9 +73,9 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
             scalars.update(norm_measures(model))
             scalars.update(grad_measures(model, X, y, loss_fn))
             E = model.blocks()["E"]
-            if E and E[0].shape[0] >= p:  # 004 Def 4.2; with each operand's own ids, the sum over operands
-                rows = operand_rows(p, cfg.encoding, X.shape[1] - 1, cfg.encoding_offset)
-                scalars["progress/MED"] = sum(med(E[0], p, r.start) for r in rows)
+            if E and E[0].shape[0] >= p:  # 004 Def 4.2; with each operand's own ids, the mean over operands
+                rows = operand_rows(p, cfg.encoding, X.shape[1] - 1, cfg.encoding_offset)  # (as 004's code)
+                scalars["progress/MED"] = sum(med(E[0], p, r.start) for r in rows) / len(rows)
                 d = torch.cat([consecutive_diffs(E[0], p, r.start) for r in rows])  # 004 §3: uniform spacing
                 scalars["progress/MED_cv"] = (d.std() / d.mean()).item() if d.mean() > 0 else 0.0
         elif name == "token_grads":

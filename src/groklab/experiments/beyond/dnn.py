@@ -1,8 +1,9 @@
 """App. D / §6.1 of paper 004: a 2-layer MLP fails on a polynomial where the 1-layer Transformer partly
 generalizes; both succeed on a + b.
 
-The MLP is 004's code's TwoLayerMLP (MLP/base.py): a learned embedding of [a, b, =], concatenated, two ReLU
-layers of d_mlp, p outputs, trained exactly like the Transformer (AdamW, wd 1, full batch). 004 says "2-layer
+The MLP is 004's code's TwoLayerMLP (MLP/base.py): a learned embedding of [a, b, =] drawn N(0, 1/d_model) as
+its Embed does, concatenated, two ReLU layers of d_mlp with torch's default Linear init, p outputs, trained
+exactly like the Transformer (AdamW, wd 1, full batch). 004 says "2-layer
 DNN (Gromov, 2023)"; Gromov's one-hot quadratic network is not what the released code trains.
 """
 from __future__ import annotations
@@ -29,7 +30,9 @@ SUCCEED = 0.95  # "handle" a + b: U-Acc at least this
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, ["steps=3000"])
-    return grid_runs(VARIANTS, base, seeds)
+    d_model = int(next(o for o in reversed(base) if o.startswith("model.d_emb=")).split("=")[1])
+    std = f"model.emb_init_std={d_model ** -0.5:.6g}"  # the release's Embed: randn / sqrt(d_model)
+    return grid_runs({v: [*o, std] if "model=mlp_emb" in o else o for v, o in VARIANTS.items()}, base, seeds)
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
