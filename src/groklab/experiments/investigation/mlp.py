@@ -1,8 +1,11 @@
 """002 Task 2.2 (Figs 4-5): an embedding MLP on a + b -- training fraction, depth and width.
 
 002's prose: embedding + a 3-layer MLP of width 256, no operator tokens, p = 97, AdamW lr 5e-4, wd 1, batch
-512 (the repository has no code for this figure; its other MLPs tie hidden layers, see `optimizers`). Here
-depth = number of hidden layers of their own. Cells: alpha at depth 3; depth at alpha 0.5; width at depth 3.
+512. Its repository's notebook for this task (mycode_1229/task2_mlp.ipynb) trains another network: p = 53, half
+the table, batch 64, embedding 128, 256 -> 256 with ReLU, 256 -> 128 without activation, 128 -> p, Xavier
+init, AdamW lr 1e-3 wd 1, 20,000 steps. We run the prose's (3 ReLU layers of their own); the notebook's is
+not built yet. Here depth = number of hidden layers. Cells: alpha at depth 3; depth at alpha 0.5; width at
+depth 3.
 """
 from __future__ import annotations
 
