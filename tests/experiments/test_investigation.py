@@ -155,7 +155,8 @@ def test_comparisons_hold_only_beyond_seed_noise():
 
 def test_lstm_and_ksum_claims_on_synthetic_tables():
     t = {"max_test": {"lstm-a0.3": [0.995, 0.99], "lstm-a0.5": [1.0, 1.0]},
-         "t_test": {"lstm-a0.3": [1500, 1600], "lstm-a0.5": [900, 1000]},
+         "t_test": {"lstm-a0.3": [1500, 1600], "lstm-a0.5": compare.Times([900, 1000]),
+                    "transformer-a0.5": compare.Times([300, 350, 320])},
          "onset": {"lstm-a0.3": [900, 1000], "lstm-a0.5": [500, 600], "transformer-a0.5": [300, 320]},
          "t_train": {"lstm-a0.3": [200, 200], "lstm-a0.5": [150, 200], "transformer-a0.5": [100, 100]},
          "rise_time": {"lstm-a0.5": [400, 420, 410], "transformer-a0.5": [50, 60, 55]},  # 3 vs 3: the share of
@@ -163,7 +164,14 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
          "drops": {"lstm-a0.3": [3, 4], "lstm-a0.5": [0, 1], "transformer-a0.5": [5, 6]}}
     assert {c.id: c.holds for c in lstm.claims(t)} == {
         "lstm_groks": True, "lstm_fewer_drops_than_transformer": True, "lstm_gentler_rise_than_transformer": True,
-        "lstm_smoother_with_alpha": True}
+        "lstm_smoother_with_alpha": True, "lstm_slower_than_transformer": None}  # 2 vs 3 runs: p >= 0.1
+    slower = lambda: next(c for c in lstm.claims(t) if c.id == "lstm_slower_than_transformer")  # noqa: E731
+    assert slower().reason == "underpowered" and slower().aggregate["all"]["P(transformer-a0.5 first)"] == 1.0
+    t["t_test"]["lstm-a0.5"] = compare.Times([900, 1000, 950])
+    assert slower().holds is True  # 3 vs 3, every Transformer run first: p = 1/20
+    t["t_test"]["transformer-a0.5"] = compare.Times([3000, 3500, Censored(4000.0)])
+    assert slower().holds is False
+    t["t_test"]["lstm-a0.5"] = compare.Times([900, 1000])
     # a Transformer seed never reaches 90%: its share of t_90 spent rising is only bounded below, by
     # (last - onset) / last; below every LSTM share (0.075) it leaves 3 of 9 pairs open: undecided at 3 vs 3
     gentler = lambda: next(c for c in lstm.claims(t) if c.id == "lstm_gentler_rise_than_transformer")  # noqa: E731
