@@ -2,7 +2,8 @@
 
 Paper sizes (002 §1-§5 and its released code): the Transformer of danielmamay/grokking (post-LayerNorm
 decoder with learned positions and a final LayerNorm, d_model 128, 4 heads, ReLU MLP of 512, logits at the
-last position) with AdamW lr 5e-5, betas (0.9, 0.98), wd 1, batch 512, 1e5 steps; a 2-layer LSTM (embedding
+last position) with AdamW lr 5e-5, betas (0.9, 0.98), wd 1, a 10-step linear warm-up (its LambdaLR), batch 512,
+1e5 steps; a 2-layer LSTM (embedding
 128, hidden 256, input [a, b, =], last step's state) with AdamW lr 1e-3, betas (0.9, 0.98), wd 0.1, batch 128
 at p = 47; an embedding MLP (3 hidden layers of 256, no operator tokens) with AdamW lr 5e-4, wd 1, batch 512;
 a 3-layer bidirectional tanh RNN (hidden 128) with Adam lr 5e-5 and no weight decay, batch 512, reading each
@@ -20,7 +21,7 @@ COMMON = ["task=add", "split.name=random", "stop.early=false", "progress=false",
 ARCH = {
     "transformer": ["model=transformer", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
                     "model.norm=post", "model.act=relu", "optim=adamw", "optim.betas=[0.9,0.98]",
-                    "optim.weight_decay=1", "optim.lr=5e-5", "batch_size=512", "encoding=op"],
+                    "optim.weight_decay=1", "optim.lr=5e-5", "optim.warmup=10", "batch_size=512", "encoding=op"],
     "lstm": ["model=lstm", "model.depth=2", "model.d_emb=128", "model.d_hidden=256", "optim=adamw",
              "optim.lr=1e-3", "optim.betas=[0.9,0.98]", "optim.weight_decay=0.1", "batch_size=128", "encoding=eq"],
     "mlp": ["model=mlp_emb", "model.depth=3", "model.d_emb=128", "model.d_hidden=256", "optim=adamw",
@@ -34,7 +35,7 @@ ARCH = {
 # (p = 97 groks at step 1,550 vs 1,250-1,950 at 512, no_op later, alpha 0.7 sooner, 0.3 never within 2,500
 # steps) and the LSTM study's Transformer groks at 2,750 (3,000-3,300 at 512).
 QUICK = {
-    "transformer": ["model.d_emb=64", "model.d_hidden=256", "optim.lr=1e-3", "optim.warmup=10", "batch_size=256"],
+    "transformer": ["model.d_emb=64", "model.d_hidden=256", "optim.lr=1e-3", "batch_size=256"],
     "lstm": ["model.d_emb=64", "model.d_hidden=128", "optim.lr=3e-3", "optim.weight_decay=1"],
     "mlp": ["model.d_emb=64", "model.d_hidden=128", "optim.lr=3e-3"],
     "birnn": ["model.d_hidden=64", "optim.lr=1e-3"],
