@@ -1,4 +1,5 @@
 """The error types for bad user input and unreadable files, each printed as a single line; notices."""
+import reprlib
 import sys
 
 
@@ -29,10 +30,16 @@ class RunBusy(ConfigError):
         self.field, self.value, self.allowed = "run", self.path, f"being written by {who}"
 
 
+_REPR = reprlib.Repr()  # Python 3.11 takes no keyword arguments here
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 3, 6, 8, 8, 8
+_REPR.maxstring = _REPR.maxother = 160
+
+
 def _short(value, limit: int = 200) -> str:
-    """repr(value), cut to `limit` characters: an error line never echoes a huge input back."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+    """A bounded repr of value, at most `limit` characters: an error line never echoes a huge input back, and
+    never spends time or memory formatting one (reprlib stops at a few items and levels)."""
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}..."
 
 
 def notice(text: str) -> None:

@@ -8,6 +8,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from groklab.config.schema import TASK_NAMES, Config
+from groklab.config.yaml12 import loads
 from groklab.errors import ConfigError
 
 
@@ -74,10 +75,10 @@ def parse_override(text: str) -> tuple[str, Any]:
         raise ConfigError("override", text, "expected key=value, e.g. task=mul or optim.lr=0.01")
     key, raw = text.split("=", 1)
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = loads(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
-    # YAML reads "1e-3" as a string; pydantic converts it for float fields.
+    # YAML 1.2 (yaml12.py): 1e-3 is a float, 011 is 11, yes/on stay strings.
     return key.strip(), value
 
 
@@ -88,7 +89,7 @@ def config_error(err: ValidationError) -> ConfigError:
     if isinstance(raised, ConfigError):
         return raised
     field = ".".join(str(x) for x in e["loc"]) or "config"
-    msg = e["msg"]
+    msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "extra_forbidden":
         msg = "unknown key"
     elif e["type"] == "literal_error":
@@ -108,12 +109,12 @@ def validate(data: dict) -> Config:
 
 
 def load_yaml(path: str | Path) -> dict:
-    """A user's YAML file holding a mapping (safe_load only)."""
+    """A user's YAML file holding a mapping (YAML 1.2 core schema, no duplicate keys, bounded: yaml12.py)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError("config", str(path), "no such file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = loads(path.read_text(encoding="utf-8")) or {}
     except UnicodeDecodeError as err:
         raise ConfigError("config", str(path), f"not UTF-8 text (byte {err.start}); is it a YAML file?") from None
     except yaml.YAMLError as err:

@@ -21,6 +21,7 @@ from typing import Any, Callable
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from groklab.config.yaml12 import loads
 from groklab.errors import StoreError
 
 
@@ -137,9 +138,9 @@ def read_json(path: str | Path, schema: type[BaseModel] | None = None) -> Any:
 
 
 def read_yaml_mapping(path: str | Path) -> dict:
-    """A YAML file holding a mapping (safe_load only)."""
+    """A YAML file holding a mapping (the config loader's YAML 1.2 rules: config/yaml12.py)."""
     try:
-        doc = yaml.safe_load(read_text(path))
+        doc = loads(read_text(path))
     except yaml.YAMLError as err:
         raise StoreError(path, f"not valid YAML ({str(err).splitlines()[0]})") from None
     if not isinstance(doc, dict):

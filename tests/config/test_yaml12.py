@@ -1,0 +1,69 @@
+"""Strict input: YAML 1.2 numbers, no duplicate keys, bounded documents, booleans that are not numbers."""
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from groklab import ConfigError, make_config
+from groklab.config.yaml12 import MAX_DEPTH, loads
+
+
+@pytest.mark.parametrize("text, value", [("011", 11), ("1:00", "1:00"), ("yes", "yes"), ("on", "on"),
+                                         ("true", True), ("1e-3", 0.001), ("0x1f", "0x1f"), ("1_000", "1_000"),
+                                         ("2024-01-01", "2024-01-01"), ("~", None), ("-3", -3), (".inf", float("inf"))])
+def test_scalars_follow_the_yaml_1_2_core_schema(text, value):
+    assert loads(f"a: {text}") == {"a": value}
+
+
+def test_duplicate_keys_are_refused_with_their_lines():
+    with pytest.raises(yaml.YAMLError, match="duplicate key 'steps' on line 3 \\(first on line 1\\)"):
+        loads("steps: 10\nseed: 1\nsteps: 20\n")
+
+
+def test_alias_bombs_deep_nesting_and_huge_documents_are_refused_quickly():
+    bomb = 'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n' + "".join(
+        f"{c}: &{c} [{','.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    with pytest.raises(yaml.YAMLError, match="expands to more than"):
+        loads(bomb)
+    assert loads("a: &x [1, 2]\nb: *x") == {"a": [1, 2], "b": [1, 2]}  # a small alias is fine
+    with pytest.raises(yaml.YAMLError, match=f"nested deeper than {MAX_DEPTH}"):
+        loads("a: " + "[" * 100 + "]" * 100)
+    with pytest.raises(yaml.YAMLError, match="longer than"):
+        loads("a: " + "x" * 2_000_000)
+
+
+def test_a_config_file_with_a_duplicate_key_is_one_line_naming_the_file(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("steps: 10\nsteps: 20\n")
+    with pytest.raises(ConfigError, match=r"c.yaml': not valid YAML \(duplicate key 'steps' on line 2"):
+        make_config(file=str(f))
+    f.write_text("steps: 011\noptim: {lr: 1e-3}\n")
+    cfg = make_config(file=str(f))
+    assert cfg.steps == 11 and cfg.optim.lr == 0.001
+
+
+@pytest.mark.parametrize("override", ["steps=true", "optim.lr=true", "split.k=false", "optim.betas=[true,0.98]",
+                                      "eval.every=yes", "steps=0x10", "batch_size=1:00"])
+def test_booleans_and_non_decimal_numbers_are_not_numbers(override):
+    with pytest.raises(ConfigError, match=override.split("=")[0]):
+        make_config([override])
+
+
+def test_booleans_still_set_boolean_fields():
+    assert make_config(["progress=false", "stop.early=true"]).progress is False
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=6), kids, max_size=4),
+                    max_leaves=20))
+def test_any_yaml_document_loads_or_raises_a_yaml_error_and_any_config_is_valid_or_one_config_error(doc):
+    text = yaml.safe_dump({"steps": doc})
+    try:
+        loaded = loads(text)
+    except yaml.YAMLError:
+        return
+    try:
+        make_config(base=loaded)
+    except ConfigError as err:
+        assert "\n" not in str(err) and len(str(err)) < 600
