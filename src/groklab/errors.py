@@ -10,6 +10,10 @@ class ConfigError(ValueError):
         self.field, self.value, self.allowed = field, value, allowed
         super().__init__(f"{field}={_short(value)}: {allowed}")
 
+    def __reduce__(self):  # picklable, so a process-pool or Ray worker's refusal reaches the parent whole
+        plain = isinstance(self.value, (int, float, str, type(None))) and len(_short(self.value)) < 200
+        return type(self), (self.field, self.value if plain else _Shown(_short(self.value)), self.allowed)
+
 
 class StoreError(ConfigError):
     """A run file that cannot be used as it is: `path[ line N]: what is wrong`."""
@@ -18,6 +22,9 @@ class StoreError(ConfigError):
         self.path, self.line, self.reason = str(path), line, reason
         ValueError.__init__(self, f"{path}{f' line {line}' if line else ''}: {reason}")
         self.field, self.value, self.allowed = "file", self.path, reason
+
+    def __reduce__(self):
+        return StoreError, (self.path, self.reason, self.line)
 
 
 class RunBusy(ConfigError):
@@ -28,6 +35,9 @@ class RunBusy(ConfigError):
         who = f"pid {pid}" if pid else "another process"
         ValueError.__init__(self, f"run {path} is being written by {who}; wait for it, or stop it first")
         self.field, self.value, self.allowed = "run", self.path, f"being written by {who}"
+
+    def __reduce__(self):
+        return RunBusy, (self.path, self.pid)
 
 
 _REPR = reprlib.Repr()  # Python 3.11 takes no keyword arguments here
@@ -40,6 +50,13 @@ def _short(value, limit: int = 200) -> str:
     never spends time or memory formatting one (reprlib stops at a few items and levels)."""
     text = _REPR.repr(value)
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+class _Shown(str):
+    """A value's bounded repr standing in for it (a pickled error): shown as is, without quotes."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def notice(text: str) -> None:

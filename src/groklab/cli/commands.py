@@ -69,6 +69,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from groklab.engine.setup import preflight
     from groklab.store import check_out, make_out, write_sweep_file
     from groklab.sweep import EXECUTORS, Progress, expand, load_sweep, plan, run_units
 
@@ -81,6 +82,7 @@ def cmd_sweep(args) -> int:
     out = check_out(args.out)  # new, empty or groklab's own: a folder of the user's files is refused
     sweep = load_sweep(args.file)
     runs = expand(sweep, out)  # every config validated before anything is written
+    preflight([r.cfg for r in runs])  # and every point built as far as it can be without training
     units, done, busy = plan(runs, args.packing, args.members)
     write_sweep_file(make_out(out), Path(args.file).read_text())
     print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {len(busy)} being written by another "

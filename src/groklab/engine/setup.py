@@ -74,6 +74,29 @@ def check(cfg: Config) -> None:
     check_sinks(cfg)
 
 
+def preflight(cfgs: list[Config]) -> None:
+    """What `build` would refuse, checked for every config before any run trains: the task, the split's sizes,
+    the memory estimate, and the model's shapes (built on torch's meta device: no memory, no time). A sweep or
+    reproduction with one bad point is then refused whole, with that point's one-line error, instead of
+    failing after the others trained. Configs differing only in seeds are checked once."""
+    seen = set()
+    for cfg in cfgs:
+        key = cfg.model_copy(update={"seed": 0, "split": cfg.split.model_copy(update={"seed": 0})}).to_dict()
+        key = repr(sorted(key.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        check(cfg)
+        device = resolve_device(cfg.device)
+        task = make_task(cfg)
+        s = cfg.split
+        split = make_split(task.table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
+                           unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
+        check_memory(cfg, task, len(split.train), device)
+        with torch.device("meta"):
+            build_model(cfg, task)
+
+
 def build(cfg: Config) -> Experiment:
     check(cfg)
     device = resolve_device(cfg.device)

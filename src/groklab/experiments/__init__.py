@@ -12,6 +12,7 @@ from typing import Callable
 from groklab.config import make_config
 from groklab.engine.budget import allow_large
 from groklab.engine.machine import describe
+from groklab.engine.setup import preflight
 from groklab.errors import ConfigError
 from groklab.experiments.assumptions import arm_of
 from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, uniformity
@@ -85,7 +86,7 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
     if source is not None and only is not None:
         raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole")
     check_out(out)  # a folder holding a user's files is refused before anything is trained
-    plans, names = [], []
+    plans, names, cfgs = [], [], []
     modules = resolve(target)
     if source is not None and target.endswith("/all") and is_archive(source):  # an archive may hold some studies
         held = read_index(source)["studies"]
@@ -98,7 +99,7 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         specs = specs_of(m, profile, n_seeds, extra)
         chosen = select(specs, only)
         for spec in chosen:
-            make_config(list(spec.overrides))
+            cfgs.append(make_config(list(spec.overrides)))
         missing = lacking(study, [s.name for s in chosen]) if study is not None else []
         missing = [n for n in missing if arm_of(n) is None]  # a missing arm is left out (runner.run_figure)
         if missing:
@@ -110,6 +111,8 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         names += [s.name for s in specs]
         if chosen or only is None:  # --only skips a figure none of whose runs match
             plans.append((m, n_seeds, extra, study))
+    if source is None:
+        preflight(cfgs)  # every point built as far as it can be without training: one bad point refuses all
     if only is not None and not plans:
         raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
                           f"like {names[0]!r}")

@@ -1,0 +1,37 @@
+"""A sweep or reproduction with one point that only fails when built is refused whole, before any training;
+errors travel whole from worker processes."""
+import pickle
+
+import pytest
+import yaml
+
+from groklab import ConfigError, make_config
+from groklab.cli import main
+from groklab.engine.setup import preflight
+from groklab.errors import RunBusy, StoreError
+
+BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
+        "eval.every": 10, "eval.log_points": 0, "split": "strip"}
+
+
+def test_a_point_that_fails_only_when_built_refuses_the_sweep_before_training(tmp_path, capsys):
+    f = tmp_path / "grid.yaml"
+    f.write_text(yaml.safe_dump({"base": BASE, "grid": {"split.k": [2, 10]}, "seeds": 2}))
+    make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=10"])  # valid as a config...
+    assert main(["sweep", str(f), "--out", str(tmp_path / "out"), "--quiet"]) == 2  # ...not as a split
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "split.k=10" in err[0] and not (tmp_path / "out").exists()
+
+
+def test_preflight_checks_each_shape_once_and_passes_good_points():
+    good = [make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=2", f"seed={s}"]) for s in range(3)]
+    preflight(good)
+    with pytest.raises(ConfigError, match="the run needs about"):  # more memory than the machine has
+        preflight(good + [make_config(["model.d_hidden=2000000", "model.depth=8"])])
+
+
+@pytest.mark.parametrize("err", [ConfigError("split.k", 96, "too big"), ConfigError("x", list(range(999)), "no"),
+                                 StoreError("/r/metrics.jsonl", "not JSON", 3), RunBusy("/r", 12)])
+def test_errors_survive_pickling_for_process_and_ray_workers(err):
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is type(err) and str(back) == str(err)
