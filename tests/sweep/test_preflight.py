@@ -16,11 +16,19 @@ BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps":
 
 def test_a_point_that_fails_only_when_built_refuses_the_sweep_before_training(tmp_path, capsys):
     f = tmp_path / "grid.yaml"
-    f.write_text(yaml.safe_dump({"base": BASE, "grid": {"split.k": [2, 10]}, "seeds": 2}))
-    make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=10"])  # valid as a config...
-    assert main(["sweep", str(f), "--out", str(tmp_path / "out"), "--quiet"]) == 2  # ...not as a split
+    f.write_text(yaml.safe_dump({"base": {**BASE, "split.k": 2, "model.depth": 8},
+                                 "grid": {"model.d_hidden": [32, 2_000_000]}, "seeds": 2}))
+    huge = make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=2", "model.depth=8",
+                                                                 "model.d_hidden=2000000"])  # valid as a config
+    assert huge.model.d_hidden == 2_000_000
+    assert main(["sweep", str(f), "--out", str(tmp_path / "out"), "--quiet"]) == 2  # ...too big to build
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "split.k=10" in err[0] and not (tmp_path / "out").exists()
+    assert len(err) == 1 and "the run needs about" in err[0] and not (tmp_path / "out").exists()
+
+
+def test_split_rules_live_in_the_config():  # split.k against p: refused before any build
+    with pytest.raises(ConfigError, match=r"split.k=10: must be an integer in \[0, p-2\] = \[0, 9\]"):
+        make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=10"])
 
 
 def test_preflight_checks_each_shape_once_and_passes_good_points():

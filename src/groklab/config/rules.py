@@ -26,6 +26,34 @@ def _image_rules(cfg) -> None:
                               "model=resnet18 has no embedding block E; use W, last, rest or all")
 
 
+def split_rules(name, p: int, n_operands: int, frac_train, test_reserve, skew, k) -> None:
+    """A split's arguments against each other and the table (p, operands): the one place these rules live,
+    used by the config and by data.make_split."""
+    from groklab.config.schema import SPLITS  # the schema imports this module
+
+    if name not in SPLITS:
+        raise ConfigError("split.name", name, f"must be one of {', '.join(SPLITS)}")
+    if not isinstance(frac_train, (int, float)) or isinstance(frac_train, bool) or not 0 < frac_train < 1:
+        raise ConfigError("split.frac_train", frac_train, "must be a number in the open interval (0, 1)")
+    if test_reserve is not None:
+        if name in ("square", "strip"):
+            raise ConfigError("split.test_reserve", test_reserve, f"not used with split={name}; leave it unset")
+        if not isinstance(test_reserve, (int, float)) or isinstance(test_reserve, bool) or not 0 < test_reserve < 1:
+            raise ConfigError("split.test_reserve", test_reserve, "must be a number in the open interval (0, 1)")
+        if frac_train + test_reserve > 1 + 1e-12:
+            raise ConfigError("split.frac_train", frac_train,
+                              f"frac_train + test_reserve = {frac_train + test_reserve:g} must be ≤ 1")
+    if not isinstance(skew, (int, float)) or isinstance(skew, bool) or not skew >= 0:
+        raise ConfigError("split.skew", skew, "must be a number ≥ 0 (0 = uniform at random)")
+    if name in ("uniform", "square") and n_operands != 2:
+        raise ConfigError("split.name", name, "needs a 2-operand task")
+    if name in ("square", "strip"):
+        if k is None:
+            raise ConfigError("split.k", k, f"split '{name}' needs k, the holdout size (a ≤ k)")
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= p - 2:
+            raise ConfigError("split.k", k, f"must be an integer in [0, p-2] = [0, {p - 2}] for p={p}")
+
+
 def cross_field_rules(cfg) -> None:
     """Rules across sections that a single field's type cannot express; each raises a one-line ConfigError."""
     t, s, m, o = cfg.task, cfg.split, cfg.model, cfg.optim
@@ -52,8 +80,8 @@ def cross_field_rules(cfg) -> None:
         raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
     if t.name != "poly" and t.expr is not None:
         raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
-    if s.name in ("square", "strip") and s.test_reserve is not None:
-        raise ConfigError("split.test_reserve", s.test_reserve, f"not used with split={s.name}; leave it unset")
+    if not images:  # the image task has its own split of pictures
+        split_rules(s.name, cfg.p, t.K if t.name == "sum" else 2, s.frac_train, s.test_reserve, s.skew, s.k)
     if m.name == "transformer" and m.d_emb % m.n_heads:
         raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
     if m.input == "value" and cfg.encoding != "no_op":

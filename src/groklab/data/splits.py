@@ -9,7 +9,7 @@ import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import maximum_flow
 
-from groklab.config import SPLITS
+from groklab.config.rules import split_rules
 from groklab.data.tasks import Table
 from groklab.errors import ConfigError
 
@@ -39,30 +39,8 @@ def _empty() -> torch.Tensor:
 
 
 def _check(table: Table, name, frac_train, test_reserve, skew, k) -> None:
-    p = table.p
-    if name not in SPLITS:
-        raise ConfigError("split.name", name, f"must be one of {', '.join(SPLITS)}")
-    if not isinstance(frac_train, (int, float)) or not 0 < frac_train < 1:
-        raise ConfigError("split.frac_train", frac_train, "must be a number in the open interval (0, 1)")
-    if test_reserve is not None:
-        if name in ("square", "strip"):
-            raise ConfigError("split.test_reserve", test_reserve,
-                              f"not used with split '{name}'; leave it unset")
-        if not isinstance(test_reserve, (int, float)) or not 0 < test_reserve < 1:
-            raise ConfigError("split.test_reserve", test_reserve,
-                              "must be a number in the open interval (0, 1)")
-        if frac_train + test_reserve > 1 + 1e-12:
-            raise ConfigError("split.frac_train", frac_train,
-                              f"frac_train + test_reserve = {frac_train + test_reserve:g} must be ≤ 1")
-    if not isinstance(skew, (int, float)) or not skew >= 0:
-        raise ConfigError("split.skew", skew, "must be a number ≥ 0 (0 = uniform at random)")
-    if name in ("uniform", "square") and table.n_operands != 2:
-        raise ConfigError("split.name", name, "needs a 2-operand task")
-    if name in ("square", "strip"):
-        if k is None:
-            raise ConfigError("split.k", k, f"split '{name}' needs k, the holdout size (a ≤ k)")
-        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= p - 2:
-            raise ConfigError("split.k", k, f"must be an integer in [0, p-2] = [0, {p - 2}] for p={p}")
+    """The split's rules (config/rules.py owns them; a direct call from Python is checked by the same code)."""
+    split_rules(name, table.p, table.n_operands, frac_train, test_reserve, skew, k)
 
 
 def _random(pool: torch.Tensor, n_train: int, g: torch.Generator) -> torch.Tensor:
