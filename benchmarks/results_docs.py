@@ -7,6 +7,9 @@ around it is not:
     | claim | aggregate | verdict |            (generated from results/embedding-quick/fig6/claims.json)
     <!-- /verdicts -->
     <!-- headline results/embedding-quick -->N of M claims hold ...<!-- /headline -->
+    <!-- assumptions results/embedding-paper -->
+    | study | setting | ours | why | also run with |   (every study's `assumptions` in claims.json)
+    <!-- /assumptions -->
 
     python benchmarks/results_docs.py --write docs/results.md   # regenerate every block
     python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
@@ -22,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = re.compile(r"(<!-- verdicts (\S+) (\S+) -->\n)(.*?)(<!-- /verdicts -->)", re.S)
 HEADLINE = re.compile(r"(<!-- headline (\S+) -->)(.*?)(<!-- /headline -->)", re.S)
+ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions -->)", re.S)
 
 
 def _claims(archive: str, study: str) -> dict:
@@ -55,10 +59,23 @@ def headline(archive: str) -> str:
             f"torch {', '.join(builds)})")
 
 
+def assumptions(archive: str) -> str:
+    """A table of the settings each archived study assumes where its paper is silent, and the arms run."""
+    from groklab.store.archive import read_index
+
+    rows = ["| study | setting | ours | why | also run with (sensitivity arm) |", "| --- | --- | --- | --- | --- |"]
+    for study in read_index(ROOT / archive)["studies"]:
+        for a in _claims(archive, study).get("assumptions", []):
+            arm = f"{a['other']} (`{a['arm']}/`)" if a.get("arm") else "–"
+            rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
+    return "\n".join(rows)
+
+
 def fill(text: str) -> str:
     from groklab.report import claims_markdown
 
     text = VERDICTS.sub(lambda m: m[1] + claims_markdown(_claims(m[2], m[3])) + "\n" + m[5], text)
+    text = ASSUMPTIONS.sub(lambda m: m[1] + assumptions(m[2]) + "\n" + m[4], text)
     return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
 
 
@@ -81,6 +98,8 @@ def main() -> int:
         return 0
     drift = [f"{m[2]} {m[3]}" for m, n in zip(VERDICTS.finditer(text), VERDICTS.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(HEADLINE.finditer(text), HEADLINE.finditer(new)) if m[0] != n[0]]
+    drift += [f"{m[2]} assumptions" for m, n in zip(ASSUMPTIONS.finditer(text), ASSUMPTIONS.finditer(new))
+              if m[0] != n[0]]
     for d in drift:
         print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
     return 1 if drift else 0
