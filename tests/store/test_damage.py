@@ -40,6 +40,8 @@ def _lines(out):
     ('{"train/loss": 1.0}', "line 2: step: Field required"),
     ('{"step": 10, "train/loss": "high"}', "line 2: train/loss: must be a number or null"),
     ('{"step": 0, "train/loss": 1.0}', "line 2: step 0 after step 0"),
+    ('{"step": 10, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "line 2: JSON nested too deeply"),
+    ('{"step": 10, "train/loss": "' + "x" * 5_000_000 + '"}', "line 2: train/loss: must be a number or null"),
 ])
 def test_a_damaged_middle_line_is_an_error_and_the_file_is_kept(run, capsys, bad, where):
     out, _ = run

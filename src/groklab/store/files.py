@@ -113,10 +113,14 @@ def read_text(path: str | Path) -> str:
 
 
 def parse_json(text: str, path, line: int | None = None) -> Any:
+    """JSON text as data; a damaged document (invalid, or nested deeper than Python's stack) is one StoreError
+    naming the file and line."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise StoreError(path, f"not valid JSON ({err.msg} at column {err.colno})", line) from None
+    except RecursionError:
+        raise StoreError(path, "JSON nested too deeply to be a groklab file", line) from None
 
 
 def validated(schema: type[BaseModel], doc: Any, path, line: int | None = None) -> BaseModel:
