@@ -9,6 +9,7 @@ import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import maximum_flow
 
+from groklab.config import SPLITS
 from groklab.config.rules import split_rules
 from groklab.data.tasks import Table
 from groklab.errors import ConfigError
@@ -40,6 +41,8 @@ def _empty() -> torch.Tensor:
 
 def _check(table: Table, name, frac_train, test_reserve, skew, k) -> None:
     """The split's rules (config/rules.py owns them; a direct call from Python is checked by the same code)."""
+    if name not in SPLITS:
+        raise ConfigError("split.name", name, f"must be one of {', '.join(SPLITS)}")
     split_rules(name, table.p, table.n_operands, frac_train, test_reserve, skew, k)
 
 

@@ -49,7 +49,7 @@ class Claim:
         return self
 
     def to_dict(self) -> dict:
-        """claims.json's entry; `sensitivity` and `depends_on` only for a claim a sensitivity arm judged."""
+        """The claim's entry in its study's claims file; `sensitivity` and `depends_on` only when an arm judged it."""
         d = {k: v for k, v in clean(asdict(self)).items() if v or k not in ("sensitivity", "depends_on")}
         return {**d, "verdict": verdict_of(self.holds, self.reason)}
 
