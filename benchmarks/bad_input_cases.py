@@ -8,6 +8,12 @@ TINY = ["p=11", "task=add", "model.d_emb=8", "model.d_hidden=32", "steps=30", "b
 LONG = "a*b+" * 2500 + "a"  # a 10,001-character expression
 GRID = "base: {p: 11, task: add, model.d_emb: 8, model.d_hidden: 32, steps: 20, progress: false}\n"
 
+BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n' + "".join(
+    f"{c}: &{c} [{','.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))  # 10^9 nodes expanded
+YAML_TEXTS = {"duplicate": "steps: 10\nseed: 1\nsteps: 20\n", "bomb": BOMB, "deep": "p: " + "[" * 200 + "]" * 200,
+              "huge": "task: add\n" + "# filler\n" * 200_000, "bool-steps": "steps: true\n",
+              "hex": "steps: 0x10\n", "sexagesimal": "eval:\n  every: 1:00\n", "merge": "<<: {steps: 10}\n"}
+
 # (name, argv with {tmp} {run} {file} placeholders, setup, expected exit code, paths that must not exist after)
 CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("no-command", [], "", 2, []),
@@ -169,4 +175,44 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("reproduce-from-damaged", ["reproduce", "embedding/fig6", "--from", "{tmp}/archive", "--out", "{tmp}/r"],
      "archive:runs-trunc", 2, ["{tmp}/r"]),
     ("report-archive-damaged", ["report", "{tmp}/archive"], "archive:runs-trunc", 2, ["{tmp}/archive/report.html"]),
+    # strict types and YAML 1.2 (issue "reliability III", items 4-5)
+    ("train-steps-true", ["train", *TINY, "steps=true", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-lr-true", ["train", *TINY, "optim.lr=true", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-k-false", ["train", *TINY, "split=square", "split.k=false", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-betas-bool", ["train", *TINY, "optim.betas=[true,0.9]", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-steps-hex", ["train", *TINY, "steps=0x10", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-steps-sexagesimal", ["train", *TINY, "steps=1:00", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-config-duplicate-key", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:duplicate", 2,
+     ["{tmp}/o"]),
+    ("train-config-alias-bomb", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:bomb", 2,
+     ["{tmp}/o"]),
+    ("train-config-deep", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:deep", 2, ["{tmp}/o"]),
+    ("train-config-huge", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:huge", 2, ["{tmp}/o"]),
+    ("train-config-bool-steps", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:bool-steps", 2,
+     ["{tmp}/o"]),
+    ("train-config-hex", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:hex", 2, ["{tmp}/o"]),
+    ("train-config-sexagesimal", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:sexagesimal", 2,
+     ["{tmp}/o"]),
+    ("train-config-merge-key", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:merge", 2,
+     ["{tmp}/o"]),
+    ("sweep-duplicate-key", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
+     "grid:grid: {optim.lr: [0.01]}\ngrid: {optim.lr: [0.1]}", 2, ["{tmp}/s"]),
+    ("sweep-alias-bomb", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
+     "grid:grid: {seed: [0]}\n" + BOMB.replace("\n", "\\n"), 2, ["{tmp}/s"]),
+    ("sweep-point-too-big-to-build", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
+     "grid:grid: {model.d_hidden: [32, 2000000], model.depth: [8]}", 2, ["{tmp}/s"]),
+    # encodings and the rules that now live in the config
+    ("train-offset-without-encoding", ["train", *TINY, "encoding_offset=4", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-offset-0", ["train", *TINY, "encoding=offset", "encoding_offset=0", "--out", "{tmp}/o"], "", 2,
+     ["{tmp}/o"]),
+    ("train-strip-k-past-p", ["train", *TINY, "split=strip", "split.k=10", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-square-three-operands", ["train", *TINY, "task=sum", "task.K=3", "split=square", "split.k=2", "--out",
+                                     "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-entropy-offset", ["train", *TINY, "encoding=offset", "sampler=entropy", "--out", "{tmp}/o"], "", 2,
+     ["{tmp}/o"]),
+    # damaged run files
+    ("check-metrics-deep", ["check", "{run}"], "run:metrics-deep", 1, []),
+    ("resume-metrics-deep", ["train", "--resume", "{run}", "steps=40"], "run:metrics-deep", 2, []),
+    ("check-summary-types", ["check", "{run}"], "run:summary-types", 1, []),
+    ("summarize-summary-types", ["summarize", "{tmp}/tree"], "tree:summary-types", 2, []),
 ]

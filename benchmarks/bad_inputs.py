@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bad_input_cases import CASES, GRID, TINY  # noqa: E402  (the table, kept apart from the machinery)
+from bad_input_cases import CASES, GRID, TINY, YAML_TEXTS  # noqa: E402  (the table, kept apart from the machinery)
 
 
 def _train_fixture(root: Path) -> Path:
@@ -56,6 +56,12 @@ def _damage(run: Path, how: str) -> None:
         (run / "config.yaml").write_text((run / "config.yaml").read_text().replace("p: 11", "p: 13"))
     elif how == "config-trunc":
         (run / "config.yaml").write_text((run / "config.yaml").read_text()[:40])
+    elif how == "metrics-deep":  # a row nested 100,000 levels deep
+        with open(run / "metrics.jsonl", "a") as f:
+            f.write('{"step": 40, "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    elif how == "summary-types":  # strings where the summary holds numbers (a run, or a tree's first run)
+        f = run / "summary.json" if (run / "summary.json").exists() else next(run.rglob("summary.json"))
+        f.write_text(json.dumps({**json.loads(f.read_text()), "steps": "thirty", "t_train": "soon"}))
     elif how == "ckpt-random":
         (run / "ckpt.pt").write_bytes(os.urandom(2000))
     elif how == "runs-trunc":
@@ -86,6 +92,8 @@ def setup(tmp: Path, fixture: Path, spec: str) -> None:
             (tmp / "bin.yaml").write_bytes(b"\x00\xff\xfe" + os.urandom(100))
         elif kind == "list":
             (tmp / "list.yaml").write_text("- 1\n- 2\n")
+        elif kind == "yaml":  # a config file of the given text
+            (tmp / "c.yaml").write_text(YAML_TEXTS[arg])
         elif kind == "grid":
             (tmp / "grid.yaml").write_text(GRID + arg.replace("\\n", "\n") + "\n")
         elif kind == "empty":

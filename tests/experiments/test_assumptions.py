@@ -38,7 +38,8 @@ def test_a_failed_precondition_is_judged_on_the_arm_that_meets_it():
     c = combine(ours, alt, LR)
     assert c.holds is True and c.per_seed == {"a": [2.0]}  # the arm's evidence decides, and is shown
     assert c.sensitivity["optim.lr"]["per_seed"] == {"a": [1.0]}  # ours kept beside it
-    assert c.note.startswith("judged with optim.lr=0.001: with our 0.01, setup X never fits")
+    assert c.note.startswith("judged with optim.lr=0.001 (its runs meet the precondition); with our 0.01: setup X")
+    assert c.sensitivity["optim.lr"]["at"] == "0.01" and c.sensitivity["optim.lr"]["judged_with"] == "0.001"
     assert verdict(c.to_dict()) == "holds (judged with optim.lr=0.001)"
 
 

@@ -82,19 +82,22 @@ def split_arms(df) -> tuple:
 
 
 def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
-    """`claim` (judged with our value) given the same claim judged on the arm with `a.other` (module doc)."""
-    there = {"ours": a.ours, "other": a.other}
+    """`claim` (judged with our value) given the same claim judged on the arm with `a.other` (module doc).
+    claim.sensitivity[field] says what the *other* value gave: {"ours", "other", "at": the value that entry
+    was judged with, "verdict", "note"} (and, when the claim was judged on the arm, "judged_with" and ours'
+    per-seed values and aggregate)."""
+    entry = {"ours": a.ours, "other": a.other}
     if alt is None:
-        claim.sensitivity[a.field] = {**there, "verdict": "not judged (the arm has no runs)"}
+        claim.sensitivity[a.field] = {**entry, "at": a.other, "verdict": "not judged (the arm has no runs)"}
         return claim
-    there.update(verdict=verdict_of(alt.holds, alt.reason), note=alt.note)
     if alt.holds is not None and claim.holds is None and claim.reason == "precondition":
-        ours = {**there, "verdict": verdict_of(claim.holds, claim.reason), "note": claim.note,
-                "per_seed": claim.per_seed, "aggregate": claim.aggregate}
-        judged = Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
-                       note=f"judged with {a.field}={a.other}: with our {a.ours}, {claim.note}", reason=alt.reason,
-                       sensitivity={**claim.sensitivity, a.field: {**ours, "judged_with": a.other}})
-        return judged
+        ours = {**entry, "judged_with": a.other, "at": a.ours, "verdict": verdict_of(claim.holds, claim.reason),
+                "note": claim.note, "per_seed": claim.per_seed, "aggregate": claim.aggregate}
+        why = alt.note or "its runs meet the precondition"
+        return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
+                     note=f"judged with {a.field}={a.other} ({why}); with our {a.ours}: {claim.note}",
+                     reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours})
+    there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note}
     claim.sensitivity[a.field] = there
     if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):
         said = f"the same with {a.field}={a.other}"
