@@ -126,9 +126,11 @@ def _plot(curves: dict, path: Path) -> list[Path]:
 
 
 def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
-    """f(first, at_t_test, last) per seed of `setup`, None where a point is missing."""
+    """f(first, at_t_test, last) per seed of `setup`, None where the first or last point is missing (a run that
+    never generalized has no rank at t_test: f gets None there, and only the statement about the time after
+    t_test needs it)."""
     vals = [pts[r].get((d, m)) for r in sorted(pts) if r.startswith(f"{setup}/")]
-    return [None if v is None or None in v or not v[0] else f(*v) for v in vals]
+    return [None if v is None or v[0] is None or v[2] is None or not v[0] else f(*v) for v in vals]
 
 
 def judge(claim: Claim, conds: dict, unfit: dict) -> Claim:
