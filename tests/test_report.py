@@ -41,6 +41,8 @@ def test_report_is_self_contained_with_claims_and_health(tree):
     assert page.count("<tr><td><b>") == len(claims) == 10  # 2 Adam-LR variants x (4 tasks + all)
     assert "div/adam/s0" in page and "RuntimeError: out of memory" in page and "failed: 1" in page
     assert "optim.lr=0.01" in page  # the runs' configs
+    # the settings the paper leaves unstated, from claims.json (fig6's decay semantics; its arm runs at paper only)
+    assert "Settings the paper does not state" in page and "<code>optim.wd_mode</code>" in page
 
 
 def test_markdown_table_lists_every_claim(tree, capsys):
