@@ -43,3 +43,18 @@ def test_preflight_checks_each_shape_once_and_passes_good_points():
 def test_errors_survive_pickling_for_process_and_ray_workers(err):
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is type(err) and str(back) == str(err)
+
+
+@pytest.mark.parametrize("overrides, field", [
+    (["measures.landscape.every=10", "measures.landscape.n_points=1001"], "measures.landscape.n_points=1001"),
+    (["measures.hessian.every=10", "measures.hessian.max_iter=1000000"], "measures.hessian.max_iter"),
+    (["measures.hessian.every=10", "measures.hessian.trace_samples=5000"], "measures.hessian.trace_samples"),
+    (["measures.spectra.every=1", "steps=10000000"], "measures.spectra.every=1: measures 10,000,001 times"),
+])
+def test_measure_work_is_bounded_before_a_run_unless_allowed(overrides, field, monkeypatch):
+    cfg = make_config(overrides)
+    with pytest.raises(ConfigError, match=field.replace("^", "\\^")):
+        preflight([cfg])
+    monkeypatch.setenv("GROKLAB_ALLOW_LARGE", "1")
+    from groklab.engine.setup import check
+    check(cfg)  # --allow-large lets it through

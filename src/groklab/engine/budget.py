@@ -100,3 +100,39 @@ def check_memory(cfg, task, n_train: int, device: torch.device) -> dict:
                                       f"{_gb(free)} free on {device.type}; use a smaller size, or pass "
                                       f"--allow-large ({ALLOW_ENV}=1) to try anyway")
     return est
+
+
+# Work a measure may do per call and in a run, before `--allow-large`: each bound is ~10x what the paper
+# profiles use, so a typo (n_points=1001, max_iter=10**6, every=1 over 10**7 steps) is refused in one line
+# instead of running for days.
+MEASURE_LIMITS = {"measures.landscape.n_points^dims": 10_000, "measures.hessian.max_iter": 1_000,
+                  "measures.hessian.k": 100, "measures.hessian.trace_samples": 1_000, "calls": 100_000}
+
+
+def check_work(cfg) -> None:
+    """Refuse a measure setting whose work is orders of magnitude beyond any study's (unless allowed), naming
+    the field and the largest value allowed."""
+    if allow_large():
+        return
+    m, lim = cfg.measures, MEASURE_LIMITS
+    if m.landscape.every:
+        evals = m.landscape.n_points ** m.landscape.dims
+        if evals > lim["measures.landscape.n_points^dims"]:
+            top = int(lim["measures.landscape.n_points^dims"] ** (1 / m.landscape.dims))
+            raise ConfigError("measures.landscape.n_points", m.landscape.n_points,
+                              f"n_points^dims = {evals:,} train-loss evaluations per measure; at most "
+                              f"{lim['measures.landscape.n_points^dims']:,} (n_points <= {top} with dims "
+                              f"{m.landscape.dims}); pass --allow-large ({ALLOW_ENV}=1) for more")
+    if m.hessian.every:
+        for key in ("max_iter", "k", "trace_samples"):
+            value, top = getattr(m.hessian, key), lim[f"measures.hessian.{key}"]
+            if value > top:
+                raise ConfigError(f"measures.hessian.{key}", value, f"at most {top:,} per measure; pass "
+                                  f"--allow-large ({ALLOW_ENV}=1) for more")
+    for name in ("hessian", "spectra", "progress", "token_grads", "geometry", "landscape"):
+        every = getattr(m, name).every
+        if every and cfg.steps // every > lim["calls"]:
+            raise ConfigError(f"measures.{name}.every", every,
+                              f"measures {cfg.steps // every + 1:,} times over steps={cfg.steps:,}; at most "
+                              f"{lim['calls']:,} (every >= {-(-cfg.steps // lim['calls'])}); pass --allow-large "
+                              f"({ALLOW_ENV}=1) for more")

@@ -11,7 +11,7 @@ from torch import nn
 from groklab.config import Config
 from groklab.data import TokenTask, make_split, make_task
 from groklab.data.sampling import make_sampler
-from groklab.engine.budget import check_memory
+from groklab.engine.budget import check_memory, check_work
 from groklab.engine.loss import make_loss
 from groklab.engine.rng import GlobalRNG
 from groklab.engine.track import check_sinks
@@ -70,8 +70,10 @@ def resolve_device(name: str) -> torch.device:
 
 
 def check(cfg: Config) -> None:
-    """What the config model cannot check: the machine (packages of the sinks; the device in build)."""
+    """What the config model cannot check: the machine (packages of the sinks; the device in build), and work
+    bounds a typo could exceed by orders of magnitude (budget.check_work)."""
     check_sinks(cfg)
+    check_work(cfg)
 
 
 def preflight(cfgs: list[Config]) -> None:
