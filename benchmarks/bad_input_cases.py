@@ -210,6 +210,13 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
                                      "{tmp}/o"], "", 2, ["{tmp}/o"]),
     ("train-entropy-offset", ["train", *TINY, "encoding=offset", "sampler=entropy", "--out", "{tmp}/o"], "", 2,
      ["{tmp}/o"]),
+    # work bounded before a run (measures)
+    ("train-landscape-grid-huge", ["train", *TINY, "measures.landscape.every=10", "measures.landscape.n_points=1001",
+                                   "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-hessian-iters-huge", ["train", *TINY, "measures.hessian.every=10", "measures.hessian.max_iter=10000000",
+                                  "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-measure-calls-huge", ["train", *TINY, "steps=100000000", "measures.spectra.every=1", "--out", "{tmp}/o"],
+     "", 2, ["{tmp}/o"]),
     # damaged run files
     ("check-metrics-deep", ["check", "{run}"], "run:metrics-deep", 1, []),
     ("resume-metrics-deep", ["train", "--resume", "{run}", "steps=40"], "run:metrics-deep", 2, []),

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from groklab.config import Config, flatten, make_config
+from groklab.engine.budget import check_work
 from groklab.engine.setup import Experiment
 from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, StoreError, notice
@@ -60,6 +61,7 @@ class RunRecord:
         self.cfg, self.out = cfg, None if out is None else Path(out)
         self.tracker = GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
                                    cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise)
+        check_work(cfg)  # before the schedules: a measure every step of 10^8 steps is refused, not tabulated
         self.schedule, self.measure_at = eval_schedule(cfg), measure_schedule(cfg)
         self.start, self.wall0, self.eval_s, self.measure_s = 0, 0.0, 0.0, 0.0
         self.last_eval, self.last_measured = -1, -1
