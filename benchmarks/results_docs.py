@@ -65,8 +65,12 @@ def assumptions(archive: str) -> str:
 
     rows = ["| study | setting | ours | why | also run with (sensitivity arm) |", "| --- | --- | --- | --- | --- |"]
     for study in read_index(ROOT / archive)["studies"]:
-        for a in _claims(archive, study).get("assumptions", []):
-            arm = f"{a['other']} (`{a['arm']}/`)" if a.get("arm") else "–"
+        doc = _claims(archive, study)
+        for a in doc.get("assumptions", []):
+            absent = any(c.get("sensitivity", {}).get(a["field"], {}).get("verdict", "").startswith("not judged")
+                         for c in doc["claims"])
+            arm = f"{a['other']} (`{a['arm']}/`{': declared, not yet trained' if absent else ''})" \
+                if a.get("arm") else "–"
             rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)
 
