@@ -1,8 +1,7 @@
 """Tasks (the Task interface; modular-arithmetic tables as tokens), splits, samplers, coverage measures."""
-from groklab.config import SPLITS
 from groklab.data.coverage import coverage, coverage_bound, covered_probability, expected_coverage, token_counts
 from groklab.data.expr import parse_poly
-from groklab.data.splits import Split, make_split
+from groklab.data.splits import SPLITS, Split, make_split
 from groklab.data.task import Task, TokenTask, make_task
 from groklab.data.tasks import KNOWN_TASKS, Table, is_prime, make_table
 

@@ -55,8 +55,8 @@ def encode(operands: torch.Tensor, p: int, kind: str = "op", raw: bool = False,
     elif kind == "no_op":
         x = operands.clone()
     elif kind in ("eq", "sep", "offset"):
-        d = {"eq": 0, "sep": p}.get(kind) if kind != "offset" else _stride(p, offset)
-        x = torch.cat([operands + d * torch.arange(n), torch.full((N, 1), (n - 1) * d + p if d else p)], 1)
+        d = {"eq": 0, "sep": p}[kind] if kind != "offset" else _stride(p, offset)  # operand j's ids start at j*d
+        x = torch.cat([operands + d * torch.arange(n), torch.full((N, 1), (n - 1) * d + p)], 1)
     else:
         raise ValueError(f"unknown encoding {kind!r}")
     return x.float() if raw else x

@@ -72,6 +72,7 @@ class SoloStep:
         E = exp.model.blocks()["E"]
         self.E = E[0] if E else None
         self.E_w = self.E if exp.cfg.sampler == "entropy" else None  # its grad feeds the sampler
+        self.holdout_acc = None  # accuracy on a SQUARE/STRIP holdout at the last evaluation
 
     def step(self, step: int) -> None:
         e, o = self.exp, self.exp.cfg.optim
@@ -106,7 +107,7 @@ class SoloStep:
 
     def extras(self, i: int) -> dict:
         a = self.exp.adapt  # the ratio in effect for the steps up to this one
-        held = {} if getattr(self, "holdout_acc", None) is None else {"holdout/acc": self.holdout_acc}
+        held = {} if self.holdout_acc is None else {"holdout/acc": self.holdout_acc}
         if a is None:
             return held
         out = {**held, "optim/c": a.c, "optim/f_E": a.f_E}
@@ -155,6 +156,7 @@ class StackedStep:
             masks[2, i, e.split.holdout] = True
         self.rows_all, self.masks_all = rows.to(device), masks.to(device)
         self.chunk = max(1, 4 * exps[0].cfg.eval.chunk // len(exps))
+        self.holdout_acc = [None] * len(exps)  # per member, at the last evaluation (None: no holdout)
         self._select()
 
     @staticmethod
@@ -210,8 +212,7 @@ class StackedStep:
         return self.exps[self.active[i]].state()
 
     def extras(self, i: int) -> dict:
-        held = getattr(self, "holdout_acc", None)
-        return {} if held is None or held[i] is None else {"holdout/acc": held[i]}
+        return {} if self.holdout_acc[i] is None else {"holdout/acc": self.holdout_acc[i]}
 
     def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
         self.model(i)
