@@ -137,6 +137,16 @@ def _assumptions(rows: list[dict]) -> str:
             f"<th>also run with (sensitivity arm)</th></tr>{items}</table>")
 
 
+def _controls(rows: list[dict]) -> str:
+    e = html.escape
+    items = "".join(f"<tr><td>{e(c['what'])} (<code>{e(c['runs'])}</code>)</td><td>{c['reach']:g}</td>"
+                    f"<td>{e(', '.join(f'{r}: {v:.3f}' for r, v in c['best'].items()) or 'no run')}</td>"
+                    f"<td class='{'holds' if c['ok'] else 'fails'}'>{'shown' if c['ok'] else 'not shown'}</td></tr>"
+                    for c in rows)
+    return ("<h3>Controls (the claims resting on one that is not shown are inconclusive)</h3><table><tr>"
+            f"<th>control</th><th>test acc to reach</th><th>highest per run</th><th></th></tr>{items}</table>")
+
+
 def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
     e = html.escape
     man = read_manifest(fig_dir)
@@ -155,6 +165,7 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
             if img is not None and img.suffix == ".png":
                 parts.append(_img(img))
         parts.append(_claims_table(claims))
+        parts += [_controls(doc["controls"])] if doc.get("controls") else []
         parts += [_assumptions(doc["assumptions"])] if doc.get("assumptions") else []
     else:
         parts.append("<p class='fails'>not analysed yet: no claims.json (re-run groklab reproduce)</p>")

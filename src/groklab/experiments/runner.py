@@ -22,6 +22,7 @@ from groklab.experiments.assumptions import (
     split_arms,
     with_arms,
 )
+from groklab.experiments.controls import apply as apply_controls
 from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec
 from groklab.store import (
@@ -124,12 +125,14 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     results = unpack(source, list(configs), root) if source is not None else execute(root, configs, jobs, echo)
     df = load_runs(root)
     df = df[df["run"].isin(configs)] if not df.empty else df  # ignore stray runs of another profile
-    figures, claims = _analyze(module, df, root, profile)
+    figures, claims, controls = _analyze(module, df, root, profile)
     health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
            "wall_s": round(time.perf_counter() - t0, 1),
            "figures": [Path(f).relative_to(root).as_posix() for f in figures],
            "health": health, "claims": [c.to_dict() for c in claims]}
+    if controls:
+        doc["controls"] = controls
     if assumptions_of(module):
         doc["assumptions"] = [a.to_dict(profile) for a in assumptions_of(module)]
     doc = cite(module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
@@ -152,16 +155,19 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     return doc
 
 
-def _analyze(module, df, root: Path, profile: str) -> tuple[list, list]:
-    """The study's analysis of its own runs, and of each sensitivity arm's below arm-<name>/, its claims'
-    verdicts combined with the arms' (assumptions.py)."""
+def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
+    """The study's analysis of its own runs, and of each sensitivity arm's below arm-<name>/, each checked
+    against the study's controls (controls.py), its claims' verdicts combined with the arms' (assumptions.py);
+    and the checks of the controls on its own runs."""
     own, arms = split_arms(df)
     figures, claims = module.analyze(own, root, profile)
+    claims, controls = apply_controls(module, own, claims)
     judged = {}
     for name, sub in arms.items():
         figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
+        judged[name] = apply_controls(module, sub, judged[name])[0]
         figures = [*figures, *figs]
-    return figures, judge_arms(module, claims, judged, profile)
+    return figures, judge_arms(module, claims, judged, profile), controls
 
 
 def _sessions(root: Path) -> list[dict]:

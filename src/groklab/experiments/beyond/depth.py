@@ -10,10 +10,12 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, oscillation, per_variant, variant_of
 
 NAME = "depth"
+CONTROLS = [Control("layers1/*", "the 1-layer model", 0.99)]  # fluctuations after grokking need grokking
 TITLE = "1, 2, 3 Transformer layers: oscillation of test accuracy after grokking"
 PAPER = ("As the number of layers increases, test sample points enter and exit the indicative regions, and "
          "the test accuracy oscillates sharply in a large range.")

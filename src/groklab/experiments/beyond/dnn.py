@@ -11,11 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import curves, per_variant
 
 NAME = "dnn"
+CONTROLS = [Control("*/add/*", "a + b (the linear task both models must handle)", 0.99,
+                    spare=("both_handle_addition",))]
 TITLE = "2-layer MLP vs 1-layer Transformer on a + b and on a^2 + ab + b^2"
 PAPER = ("Both handle linear operations such as a + b. On the polynomial, a 2-layer DNN's test accuracy "
          "stays around 0.01 while the Transformer retains a degree of generalization.")

@@ -10,12 +10,14 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import variant_of
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "med"
+CONTROLS = [Control("op0/*", "a + b", 0.99, rests=("med_tracks_test_loss_add",))]
 TITLE = "MED (main embedding diff) against the test loss, six operations"
 PAPER = ("The MED function's variation curve closely matches that of the task's test loss; it remains "
          "capable of tracking the test loss on other operations.")

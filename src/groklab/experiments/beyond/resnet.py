@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from groklab.data.images import chance
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import by_variant, curves, variant_of
@@ -46,6 +47,9 @@ VARIANTS = {"grok": [], "wd0": ["optim.weight_decay=0"], "random": ["task.labels
 LATE = 5.0  # claim 1: the rise comes at least LATE x t_fit after the fit
 GENERALIZE = 0.90  # claim 1: test accuracy climbs to at least this
 RISE = 0.1  # a rise: test accuracy above its value at the fit by this much (the runs' grok.rise)
+# the memorizing arms are contrasted with a run that rises; when none does, their flat curves say nothing
+CONTROLS = [Control("grok/*", "the grokking dataset (weight decay 1)", GENERALIZE,
+                    rests=("wd0_memorizes_without_rise", "random_memorizes_without_rise"))]
 
 
 def profile_overrides(profile: str) -> list[str]:

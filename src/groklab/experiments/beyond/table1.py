@@ -16,6 +16,7 @@ import pandas as pd
 
 from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci, spearman_boot
 from groklab.experiments.variants import events
@@ -42,6 +43,8 @@ REACH = 0.99  # the random baseline "reaches 1"
 RHO = -0.5  # "falls as k grows": a clear negative rank correlation, not just a negative sign
 NOISE = 2.0  # "seed noise": 2 standard errors of the mean U-Acc over seeds ...
 NOISE_FLOOR = 0.02  # ... and at least 2 points (one seed has no standard error)
+# Every holdout is compared with the random split: a ceiling means nothing if the baseline never groks
+CONTROLS = [Control("random/*", "the random 30% split", REACH, spare=("random_reaches_one",))]
 
 
 QUICK = ["steps=4000"]  # the holdout runs grok later than the random split: measured still rising at 3,000

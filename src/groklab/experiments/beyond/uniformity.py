@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.variants import curves, per_variant, variant_of
 
 NAME = "uniformity"
+CONTROLS = [Control("wd1/*", "weight decay 1", 0.99, rests=("test_accuracy_follows",))]
 TITLE = "Weight decay makes the embedding uniform (MED falls, spacing evens out) and test accuracy follows"
 PAPER = ("The weight decay term encourages uniformity across all tokens in the embedding space when it is "
          "minimized; this uniformity drives grokking.")

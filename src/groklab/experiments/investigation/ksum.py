@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import below, draw, lag, median_time, table, trend, within
 from groklab.experiments.investigation.profile import batch, budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "ksum"
+# "a clear grokking phenomenon observed at K = 2 in both the Transformer and MLP models": the premise of
+# every "gap shrinks" claim, per model
+CONTROLS = [Control(f"{m}-K2-*/*", f"the {label} at K = 2", 0.99,
+                    rests=(f"{m}_gap_shrinks_with_K", f"{m}_batch_not_the_cause"))
+            for m, label in (("transformer", "Transformer"), ("mlp", "MLP"))]
 TITLE = "K-operand sums mod p: the grokking gap against K and batch size"
 PAPER = ("The grokking gap diminishes as K increases in both the Transformer and the MLP, and batch size is not the "
          "dominant factor; the BiRNN learns K > 2 without grokking and does not rely on weight decay.")

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import Times, bounded_ratio, contrast, draw, lag, median_time, table
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.survival import Censored
 
 NAME = "lstm"
+CONTROLS = [Control("transformer-*/*", "the Transformer the LSTM is compared with", 0.99,
+                    rests=("lstm_slower_than_transformer", "lstm_fewer_drops_than_transformer",
+                           "lstm_gentler_rise_than_transformer"))]
 TITLE = "2-layer LSTM on a + b mod 47 at alpha 0.3 and 0.5, beside the Transformer"
 PAPER = ("Although slower than the Transformer, the LSTM achieves high accuracy on modular addition, with "
          "smoother convergence as the training fraction alpha increases.")

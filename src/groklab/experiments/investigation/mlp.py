@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import draw, table, trend, within
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "mlp"
+CONTROLS = [Control("a0.5-L3-w128/*", "the baseline MLP (alpha 0.5, 3 layers, width 128)", 0.99)]
 TITLE = "Embedding MLP on a + b: training fraction, depth, width"
 PAPER = ("The training fraction primarily influences the speed of grokking rather than its overall "
          "effectiveness; extra layers do not grok faster but hurt stability and slow convergence; width has "

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import contrast, draw, table, within
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "optimizers"
+CONTROLS = [Control("adamw/*", "AdamW (the optimizer every other is compared with)", 0.99)]
 TITLE = "p = 59 MLP: optimizers, dropout (and, at paper size, weight decay, fraction, sizes)"
 PAPER = ("The results demonstrate the crucial part of L2 regularization (weight decay) and the trivial part of "
          "dropout in learning the dataset; only AdamW generalizes.")

@@ -12,11 +12,13 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import contrast, draw, table, trend
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "task1"
+CONTROLS = [Control("op-a0.5-p97-L2/*", "the baseline Transformer (op tokens, alpha 0.5, p 97, 2 layers)", 0.99)]
 TITLE = "Transformer on a + b: operator tokens, training fraction, modulus, depth"
 PAPER = ("With + and = tokens grokking emerges earlier but more gradually, without them later and sharper; "
          "larger alpha shortens the lag; p = 97 grokks in fewer steps than 29 and 59, and small p oscillates "

@@ -1,0 +1,94 @@
+"""Controls: runs that must show the phenomenon before the claims resting on them are judged
+(experiments/controls.py)."""
+import fnmatch
+import types
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import tiny
+from groklab.experiments.controls import Control, apply, check
+from groklab.experiments.runner import run_figure, specs_of
+from groklab.experiments.spec import PROFILES, Claim, RunSpec
+
+BASE = Control("base/*", "the baseline", 0.99, spare=("base_groks",))
+
+
+def rows(best: dict[str, float]) -> pd.DataFrame:
+    """Two evals per run, the second at its highest test accuracy."""
+    return pd.DataFrame([{"run": r, "step": s, "test/acc": v * s / 2} for r, v in best.items() for s in (1, 2)])
+
+
+def claims():
+    return [Claim("base_groks", "t", "s", holds=False), Claim("a_before_b", "t", "s", holds=True),
+            Claim("underpowered", "t", "s").inconclusive("underpowered", "n = 3")]
+
+
+def test_a_control_that_shows_the_phenomenon_leaves_every_verdict():
+    out, (got,) = apply(types.SimpleNamespace(CONTROLS=[BASE]), rows({"base/s0": 1.0, "base/s1": 0.995}), claims())
+    assert [c.holds for c in out] == [False, True, None] and got["ok"] and got["short"] == []
+    assert got["best"] == {"base/s0": 1.0, "base/s1": 0.995}
+
+
+def test_one_control_run_short_of_reach_makes_the_resting_claims_inconclusive_not_false():
+    df = rows({"base/s0": 1.0, "base/s1": 0.93, "other/s0": 0.2})
+    out, (got,) = apply(types.SimpleNamespace(CONTROLS=[BASE]), df, claims())
+    spared, resting, weak = out
+    assert spared.holds is False and spared.reason == ""  # the claim about the control is judged as usual
+    assert resting.holds is None and resting.reason == "precondition"
+    assert "the baseline never reached test accuracy 0.99 in base/s1 (highest 0.930)" in resting.note
+    assert "(read without it: holds)" in resting.note
+    assert weak.reason == "precondition" and weak.note.startswith("n = 3")  # a stronger reason than its own
+    assert got == {"what": "the baseline", "runs": "base/*", "reach": 0.99, "best": {"base/s0": 1.0, "base/s1": 0.93},
+                   "short": ["base/s1"], "ok": False}
+
+
+def test_a_control_with_no_run_is_not_shown():
+    got = check(BASE, rows({"other/s0": 1.0}))
+    assert got["ok"] is False and got["best"] == {}
+    out, _ = apply(types.SimpleNamespace(CONTROLS=[BASE]), pd.DataFrame(), claims())
+    assert "in any run (none trained)" in out[1].note
+
+
+def test_rests_limits_the_claims_a_control_decides():
+    only = Control("base/*", "the baseline", rests=("a_before_b",))
+    out, _ = apply(types.SimpleNamespace(CONTROLS=[only]), rows({"base/s0": 0.5}), claims())
+    assert [c.reason for c in out] == ["", "precondition", "underpowered"]
+
+
+def test_the_runner_writes_the_check_and_judges_each_arm_with_it(tmp_path):
+    m = types.ModuleType("groklab.experiments.embedding.fake")
+    m.NAME, m.TITLE, m.PAPER = "fake", "a fake study", "nothing"
+    m.CONTROLS = [Control("x/*", "run x", reach=1.01)]  # no run can reach it
+    m.runs = lambda profile, seeds: [RunSpec("x/s0", tuple(tiny()))]
+    m.analyze = lambda df, out, profile: ([], [Claim("c", "t", "s", holds=True)])
+    doc = run_figure(m, tmp_path, seeds=1, echo=lambda *_: None)
+    assert doc["claims"][0]["verdict"] == "inconclusive (precondition)"
+    assert doc["controls"][0]["short"] == ["x/s0"] and doc["controls"][0]["ok"] is False
+    from groklab.report import write_report
+    assert "Controls" in write_report(tmp_path).read_text()
+
+
+def _paper_claims(paper: str) -> dict:
+    from pathlib import Path
+
+    import groklab.experiments as ex
+    return yaml.safe_load((Path(ex.__file__).parent / paper / "quotes.yaml").read_text())
+
+
+@pytest.mark.parametrize("paper", ["beyond", "investigation"])
+def test_every_declared_control_matches_runs_and_names_real_claims(paper):
+    from groklab.experiments import PAPERS
+
+    quotes = _paper_claims(paper)
+    declared = 0
+    for name, m in PAPERS[paper].items():
+        for c in getattr(m, "CONTROLS", ()):
+            declared += 1
+            ids = set(quotes[name])
+            assert set(c.spare) <= ids and set(c.rests or ()) <= ids, (name, c)
+            for profile in PROFILES:
+                names = [s.name for s in specs_of(m, profile, 1)]
+                assert any(fnmatch.fnmatchcase(n, c.runs) for n in names), (name, profile, c.runs)
+    assert declared >= 6
