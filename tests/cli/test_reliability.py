@@ -173,9 +173,33 @@ def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
             time.sleep(0.5)
         assert not [k for k in kids if _alive(k)], "workers still running after SIGTERM"
         assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        assert "run the same command again" in err and "leaked semaphore" not in err
+        started = sorted((tmp_path / "r" / "fig6").glob("*/*/*/summary.json"))
+        # the two runs in training end `interrupted` (the workers caught SIGTERM), and no worker took another
+        assert len(started) == 2 and {json.loads(f.read_text())["status"] for f in started} == {"interrupted"}
     finally:
         for k in kids | _descendants(proc.pid) | {proc.pid}:  # orphans too, when the fix is missing
             try:
                 os.kill(k, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def test_two_sweeps_on_one_out_share_the_runs(tmp_path):
+    """Two `sweep` processes started on one --out: each run is trained by one of them (the other leaves it to its
+    writer, or skips it once finished), both exit 0, every run completes."""
+    import subprocess
+    import sys
+
+    (tmp_path / "g.yaml").write_text(
+        "base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 32}, steps: 300, batch_size: 16,\n"
+        "       eval: {every: 50, log_points: 0}, progress: false}\n"
+        "grid: {optim.lr: [0.01, 0.003]}\nseeds: [0, 1]\n")
+    cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"), "--quiet"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e for _, e in outs]
+    docs = [json.loads(o) for o, _ in outs]
+    assert sum(d["ran"] for d in docs) <= 4  # no run trained twice
+    summaries = list((tmp_path / "o").glob("*/*/summary.json"))
+    assert len(summaries) == 4 and all(json.loads(f.read_text())["status"] == "completed" for f in summaries)

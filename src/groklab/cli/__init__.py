@@ -20,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     # OpenMP threads that spin while waiting starve other processes on the same cores (two runs on 2 cores:
     # 7x slower each, benchmarks/bench_threads.py); read when torch loads, so set before a command imports it
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # a stopped process pool leaves its queue's semaphores to multiprocessing's resource tracker, which frees
+    # them and warns about "leaked semaphore objects" on the way out: noise under the one-line interrupt message
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:multiprocessing.resource_tracker")
     ap, subs = parser()
     if not argv or argv[0] not in subs:  # no command, --help, or an unknown one: argparse says what is allowed
         ap.parse_args(argv)
@@ -48,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
                                                    "this is fixed" if began else ""), file=sys.stderr)
         return 1 if began else 2
     except KeyboardInterrupt:
-        print("groklab: interrupted; continue with --resume", file=sys.stderr)
+        again = ("continue with groklab train --resume DIR" if argv[0] == "train" else
+                 "run the same command again to continue (finished runs are skipped, the others resume)")
+        print(f"groklab: interrupted; {again}", file=sys.stderr)
         return 130
 
 

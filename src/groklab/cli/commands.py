@@ -94,7 +94,8 @@ def cmd_sweep(args) -> int:
         progress.close()
     failed = [name for name, status in results if status.startswith("failed") or status == "diverged"]
     busy += [name for name, status in results if status.startswith("busy")]
-    print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done), "ran": len(results),
+    print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done),
+                      "ran": sum(not status.startswith("busy") for _, status in results),
                       "failed": {name: status for name, status in results if name in failed},
                       "busy": [getattr(r, "name", r) for r in busy]}, indent=1))
     return _failures(failed and [(n, dict(results)[n]) for n in failed], len(runs), args.allow_failed)

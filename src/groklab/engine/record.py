@@ -19,7 +19,7 @@ from groklab.config import Config, flatten, make_config
 from groklab.engine.budget import check_work
 from groklab.engine.setup import Experiment
 from groklab.engine.track import open_sinks
-from groklab.errors import ConfigError, StoreError, notice
+from groklab.errors import ConfigError, RunBusy, StoreError, notice
 from groklab.measures import GrokTracker, measure_schedule
 from groklab.store import RunStore, is_run
 
@@ -58,7 +58,7 @@ class RunRecord:
         """Check what `out` holds against `mode`, reading only. Sets `done` for a finished run (auto)."""
         if mode not in MODES:
             raise ConfigError("mode", mode, f"allowed: {', '.join(MODES)}")
-        self.cfg, self.out = cfg, None if out is None else Path(out)
+        self.cfg, self.out, self.mode = cfg, None if out is None else Path(out), mode
         self.tracker = GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
                                    cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise)
         check_work(cfg)  # before the schedules: a measure every step of 10^8 steps is refused, not tabulated
@@ -111,7 +111,14 @@ class RunRecord:
         if self.out is None:
             return
         if not self.resume:
-            self.store = RunStore.create(self.out, self.cfg.to_dict())
+            try:
+                self.store = RunStore.create(self.out, self.cfg.to_dict())
+            except RunBusy:
+                raise
+            except ConfigError:
+                if self.mode == "auto" and is_run(self.out):  # another writer (a second sweep on this --out)
+                    raise RunBusy(self.out, None) from None  # created it since we looked: it is left to that one
+                raise
         else:
             self.store = RunStore.open(self.out, write=True)
             try:

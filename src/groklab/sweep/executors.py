@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
@@ -25,8 +26,36 @@ def run_unit(unit: list[tuple[str, dict, str]], packing: str) -> list[tuple[str,
     return [(name, r.summary["status"]) for (name, _, _), r in zip(unit, results)]
 
 
+def _pool_unit(unit: list, packing: str) -> list[tuple[str, str]]:
+    """run_unit in a pool worker: stopped (SIGTERM from its sweep, or Ctrl-C), the worker ends once its run
+    is marked interrupted, instead of taking the next unit from the pool's queue."""
+    try:
+        return run_unit(unit, packing)
+    except KeyboardInterrupt:
+        os._exit(130)
+
+
 def _init_worker(jobs: int) -> None:
     os.environ[JOBS_ENV] = str(jobs)  # each run then takes usable CPUs // jobs threads (engine/threads.py)
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by its sweep: the run ends `interrupted`, like Ctrl-C
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop(procs: list, grace: float = 10.0) -> None:
+    """Stop pool workers: SIGTERM (each marks its run interrupted and releases it), then SIGKILL for any that
+    has not ended within `grace` seconds (its run still resumes exactly from its last checkpoint)."""
+    for proc in procs:
+        proc.terminate()
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+    for proc in procs:
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
 
 
 class Progress:
@@ -94,7 +123,7 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
             pending = {}
             try:
                 for unit in payload:
-                    pending[pool.submit(run_unit, unit, packing)] = unit
+                    pending[pool.submit(_pool_unit, unit, packing)] = unit
                 progress and progress.started(sum(len(u) for u in payload[:workers]))
                 queued = payload[workers:]
                 while pending:
@@ -106,9 +135,8 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
                         if queued:
                             progress and progress.started(len(queued.pop(0)))
             except KeyboardInterrupt:
-                for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                    proc.terminate()  # a worker mid-run stops like a killed run: it resumes exactly
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop(list((getattr(pool, "_processes", None) or {}).values()))
+                pool.shutdown(wait=True, cancel_futures=True)  # workers gone: frees the queues (no leaked semaphores)
                 raise
         return out
     _run_ray(payload, packing, address, record, progress)
