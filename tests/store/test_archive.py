@@ -142,3 +142,31 @@ def test_summarize_and_check_read_an_archive(arch, tree, tmp_path, capsys):
 def test_all_from_an_archive_rejudges_the_studies_it_holds(arch, tmp_path):
     docs = reproduce("embedding/all", tmp_path / "rj", source=arch, **QUIET)
     assert sorted(d["figure"] for d in docs) == ["fig11", "fig6"]
+
+
+def test_a_reproduction_archived_part_way_is_continued_from_its_archive(tmp_path):
+    """Session 1 trains part of fig6 (--only) and archives it; session 2 (its run tree gone) continues from the
+    archive with --train-missing: the archived runs are laid out, only the rest is trained, then it is judged.
+    Re-judging `<paper>/all` from the part-way archive leaves the unfinished study out instead of failing."""
+    first = tmp_path / "s1"
+    reproduce("embedding/fig6", first, seeds=1, overrides=TINY, only="add/*", command="part", **QUIET)
+    part = Path(archive(first, tmp_path / "res", command="test")["path"])
+    assert read_index(part)["studies"]["fig6"]["analysed"] == "partial"
+    with pytest.raises(ConfigError, match="lacks 9 of the 12 runs"):
+        reproduce("embedding/fig6", tmp_path / "x", source=part, **QUIET)
+    assert reproduce("embedding/all", tmp_path / "y", source=part, **QUIET) == []
+    with pytest.raises(ConfigError, match="train-missing=True: needs --from"):
+        reproduce("embedding/fig6", tmp_path / "z", overrides=TINY, train_missing=True, **QUIET)
+
+    second = tmp_path / "s2"
+    doc = reproduce("embedding/fig6", second, source=part, train_missing=True, only="sub/*", **QUIET)[0]
+    assert doc["of"] == 12 and len(doc["trained"]) == 6  # 3 archived + 3 trained: still partial
+    doc = reproduce("embedding/fig6", second, source=part, train_missing=True, **QUIET)[0]
+    assert "of" not in doc and len(doc["health"]) == 12 and all(s == "completed" or s == "early_stop"
+                                                                 for s in doc["health"].values())
+    laid_out = {p.parent.relative_to(second / "fig6").as_posix() for p in (second / "fig6").rglob(".from-archive")}
+    assert laid_out == {"add/adam/s0", "add/adam_lr/s0", "add/adam_lr_adaptive/s0"}
+    assert len(list((second / "fig6").rglob("ckpt.pt"))) == 9  # only the missing runs were trained
+    assert (second / "fig6" / "claims.json").is_file()
+    whole = Path(archive(second, tmp_path / "res2", command="test")["path"])
+    assert read_index(whole)["studies"]["fig6"]["analysed"] == "claims"

@@ -31,6 +31,23 @@ def test_split_rules_live_in_the_config():  # split.k against p: refused before 
         make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=10"])
 
 
+@pytest.mark.parametrize("overrides,args,match", [
+    (["task=div", "p=10"], ("div", 10), "p=10: must be prime for task=div"),
+    (["task=poly"], ("poly", 11), "task.expr=None: task=poly needs an expression"),
+    (["task=sum", "task.K=9", "p=97"], ("sum", 97, None, 9), "task.K=9: p\\*\\*K = 97\\*\\*9"),
+    (["p=1500"], ("add", 1500), "p=1500: p\\*\\*2 = 2250000 rows exceeds the limit"),
+])
+def test_task_rules_live_in_the_config_and_the_table_uses_them(overrides, args, match):
+    """config/rules.py owns the task rules: a config is refused at parse time, and a direct make_table call
+    from Python gets the same line (data/ keeps no copy of them)."""
+    from groklab.data import make_table
+
+    with pytest.raises(ConfigError, match=match):
+        make_config(overrides)
+    with pytest.raises(ConfigError, match=match):
+        make_table(*args)
+
+
 def test_preflight_checks_each_shape_once_and_passes_good_points():
     good = [make_config([f"{k}={v}" for k, v in BASE.items()] + ["split.k=2", f"seed={s}"]) for s in range(3)]
     preflight(good)

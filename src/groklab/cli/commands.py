@@ -159,12 +159,12 @@ def cmd_reproduce(args) -> int:
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
                      jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides) if args.overrides else None,
-                     only=args.only, source=args.source, command=_command())
+                     only=args.only, source=args.source, command=_command(), train_missing=args.train_missing)
     claims = [c for d in docs for c in d["claims"]]
-    if args.only is not None:
-        print(f"partial (--only): {len(claims)} claims measured on a subset, not judged; "
-              f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; run without --only to "
-              f"train the rest and judge")
+    if any("of" in d for d in docs):  # a study with runs still to train (--only, or --train-missing with --only)
+        print(f"partial: {len(claims)} claims measured on a subset, not judged; "
+              f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; run again without --only "
+              f"to train the rest and judge")
         return 0
     if args.source is not None:  # re-judging is seconds: the report comes with it
         from groklab.report import write_report

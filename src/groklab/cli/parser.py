@@ -102,6 +102,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                                                   "their statistics are written without verdicts")
     r.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge the runs of a results archive "
                    "(groklab archive) without training: claims, figures and report in seconds")
+    r.add_argument("--train-missing", action="store_true", help="with --from: train the runs the archive lacks "
+                   "(those matching --only, when given) beside its own, to finish a reproduction archived part-way")
     _run_options(r)
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")

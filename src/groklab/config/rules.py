@@ -4,6 +4,8 @@ Each rule raises a one-line ConfigError naming the field, the value and what is 
 """
 from __future__ import annotations
 
+import math
+
 from groklab.errors import ConfigError
 
 
@@ -24,6 +26,47 @@ def _image_rules(cfg) -> None:
         if getattr(ms, name).every and "E" in getattr(ms, name).blocks:
             raise ConfigError(f"measures.{name}.blocks", getattr(ms, name).blocks,
                               "model=resnet18 has no embedding block E; use W, last, rest or all")
+
+
+MAX_ROWS = 2_000_000  # rows of an operation table
+MAX_POLY_WORK = 10**9  # elementwise operations to evaluate a polynomial table: ~5 s on one CPU core
+BINARY = ("add", "sub", "mul", "div", "poly")
+
+
+def is_prime(n: int) -> bool:
+    """Trial division; tables stay below ~1500 values per operand, so this is instant."""
+    if n < 2:
+        return False
+    return all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+
+def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None = None) -> None:
+    """A task's arguments against each other: the one place these rules live, used by the config and by
+    data.make_table (which passes `poly_cost`, the elementwise operations per row of the parsed expression)."""
+    from groklab.config.schema import TASK_NAMES
+
+    if name not in TASK_NAMES:
+        raise ConfigError("task.name", name, f"must be one of {', '.join(TASK_NAMES)}")
+    if not isinstance(p, int) or isinstance(p, bool) or p < 2:
+        raise ConfigError("p", p, "must be an integer ≥ 2")
+    if name in BINARY and p * p > max_rows:
+        raise ConfigError("p", p, f"p**2 = {p * p} rows exceeds the limit of {max_rows}; use a smaller p")
+    if name == "div" and not is_prime(p):
+        raise ConfigError("p", p, "must be prime for task=div (inverses mod p)")
+    if name == "poly" and not expr:
+        raise ConfigError("task.expr", expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
+    if name != "poly" and expr is not None:
+        raise ConfigError("task.expr", expr, f"only used with task=poly (task is '{name}')")
+    if name == "poly" and poly_cost is not None and poly_cost * p * p > MAX_POLY_WORK:
+        raise ConfigError("task.expr", expr, f"evaluating it over the p**2 = {p * p} rows takes "
+                                             f"{poly_cost * p * p:.1e} elementwise operations, above the limit "
+                                             f"{MAX_POLY_WORK:.0e} (a few seconds); use lower powers or a smaller p")
+    if name == "sum":
+        if not isinstance(K, int) or isinstance(K, bool) or K < 2:
+            raise ConfigError("task.K", K, "must be an integer ≥ 2 for task=sum")
+        if K * math.log10(p) > math.log10(max_rows):  # arithmetic on logs: p**K itself may have 10^9 digits
+            raise ConfigError("task.K", K, f"p**K = {p}**{K} ~ 10^{K * math.log10(p):.1f} rows exceeds the limit of "
+                                           f"{max_rows}; use a smaller K or p")
 
 
 def split_rules(name, p: int, n_operands: int, frac_train, test_reserve, skew, k) -> None:
@@ -72,10 +115,8 @@ def cross_field_rules(cfg) -> None:
         if not resnet and "last" in getattr(cfg.measures, name).blocks:
             raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
                               "use E, W, rest or all")
-    if t.name == "poly" and not t.expr:
-        raise ConfigError("task.expr", t.expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
-    if t.name != "poly" and t.expr is not None:
-        raise ConfigError("task.expr", t.expr, f"only used with task=poly (task is '{t.name}')")
+    if not images:
+        task_rules(t.name, cfg.p, t.expr, t.K)
     if not images:  # the image task has its own split of pictures
         split_rules(s.name, cfg.p, t.K if t.name == "sum" else 2, s.frac_train, s.test_reserve, s.skew, s.k)
     if m.name == "transformer" and m.d_emb % m.n_heads:

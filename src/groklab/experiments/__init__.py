@@ -67,12 +67,13 @@ SEEDS = {"quick": 5, "paper": 3}
 
 def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int | None = None, jobs: int = 1,
               echo: Callable = print, overrides: tuple[str, ...] | None = None, only: str | None = None,
-              source: str | Path | None = None, command: str | None = None) -> list[dict]:
+              source: str | Path | None = None, command: str | None = None, train_missing: bool = False) -> list[dict]:
     """Run, draw and check every figure of `target`; returns each figure's claims.json content. `only`, a
     glob over run names ('mul/b512/*'), trains a subset of each figure and judges nothing (partial.json).
     `source`, a results archive, re-judges its runs without training (seeds and overrides default to the
-    archive's). Seeds default to SEEDS[profile] (quick 5, paper 3). `command` is recorded in each figure's
-    manifest beside the machine."""
+    archive's). With `train_missing`, the runs `source` lacks are trained (those matching `only`, when given)
+    beside the archived ones: a reproduction archived part-way is continued in another session. Seeds default
+    to SEEDS[profile] (quick 5, paper 3). `command` is recorded in each figure's manifest beside the machine."""
     if profile not in PROFILES:
         raise ConfigError("profile", profile, f"allowed: {', '.join(PROFILES)}")
     if seeds is not None and (not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1):
@@ -83,25 +84,45 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
     if only is not None and (not isinstance(only, str) or not only.strip() or len(only) > 200):
         raise ConfigError("only", str(only)[:60], "must be a glob over run names, 1-200 characters: 'mul/b512/*'")
-    if source is not None and only is not None:
-        raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole")
+    if train_missing and source is None:
+        raise ConfigError("train-missing", True, "needs --from ARCHIVE: it trains the runs that archive lacks")
+    if source is not None and only is not None and not train_missing:
+        raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole "
+                                        "(with --train-missing it picks which missing runs to train)")
     check_out(out)  # a folder holding a user's files is refused before anything is trained
     plans, names, cfgs = [], [], []
     modules = resolve(target)
-    if source is not None and target.endswith("/all") and is_archive(source):  # an archive may hold some studies
-        held = read_index(source)["studies"]
+    held = read_index(source)["studies"] if source is not None and is_archive(source) else {}
+    if source is not None and target.endswith("/all") and not train_missing:  # an archive may hold some studies
         modules = [m for m in modules if m.NAME in held] or modules
     for m in modules:  # every config of every figure validated before anything is trained
-        study = archived_study(source, m.NAME, profile) if source is not None else None
+        absent = train_missing and is_archive(source) and m.NAME not in held  # trained whole, as without --from
+        study = archived_study(source, m.NAME, profile) if source is not None and not absent else None
         man = read_manifest(study) if study is not None else {}
         n_seeds = seeds if seeds is not None else man.get("seeds", SEEDS[profile])
         extra = tuple(overrides) if overrides is not None else tuple(man.get("overrides", ()))
         specs = specs_of(m, profile, n_seeds, extra)
         chosen = select(specs, only)
+        lack = set(lacking(study, [s.name for s in specs])) if study is not None and train_missing else set()
+        if study is not None and train_missing:  # the archived runs are laid out, the others trained
+            chosen = [s for s in chosen if s.name in lack]
         for spec in chosen:
             cfgs.append(make_config(list(spec.overrides)))
+        if study is not None and train_missing:
+            archived = [s.name for s in specs if s.name not in lack]
+            trained = trained_here(Path(out) / m.NAME, archived)
+            if trained:
+                raise ConfigError("out", str(out), f"holds {len(trained)} trained runs of {m.NAME} the archive also "
+                                                   f"holds (e.g. {trained[0]}); continue into a new --out")
+            names += [s.name for s in specs]
+            plans.append((m, n_seeds, extra, study))
+            continue
         missing = lacking(study, [s.name for s in chosen]) if study is not None else []
         missing = [n for n in missing if arm_of(n) is None]  # a missing arm is left out (runner.run_figure)
+        if missing and target.endswith("/all") and only is None:
+            echo(f"{m.NAME}: archived part-way ({len(chosen) - len(missing)} of {len(chosen)} runs): left out; "
+                 f"continue it with --train-missing")
+            continue
         if missing:
             raise lacking_error(study, missing, len(chosen))
         trained = trained_here(Path(out) / m.NAME, [s.name for s in chosen]) if study is not None else []
@@ -111,14 +132,14 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         names += [s.name for s in specs]
         if chosen or only is None:  # --only skips a figure none of whose runs match
             plans.append((m, n_seeds, extra, study))
-    if source is None:
+    if source is None or train_missing:
         preflight(cfgs)  # every point built as far as it can be without training: one bad point refuses all
     if only is not None and not plans:
         raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
                           f"like {names[0]!r}")
     session = {"command": command or f"groklab.reproduce({target!r}, profile={profile!r}, seeds={seeds})",
                "only": only, "machine": describe()}
-    return [run_figure(m, Path(out), profile, n, jobs, echo, extra, only, study, session)
+    return [run_figure(m, Path(out), profile, n, jobs, echo, extra, only, study, session, train_missing)
             for m, n, extra, study in plans]
 
 

@@ -88,16 +88,23 @@ def select(specs: list, only: str | None) -> list:
 
 def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
                echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None,
-               source: Path | None = None, session: dict | None = None) -> dict:
+               source: Path | None = None, session: dict | None = None, train_missing: bool = False) -> dict:
     """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content.
     With `only` (a glob over run names) it trains that subset and writes its statistics to partial.json
     without verdicts: a claim over runs that were not trained cannot be judged. A later call without
     `only` skips the finished runs, trains the rest and judges. With `source` (an archived study) nothing
-    is trained: the archived runs are laid out below `out` and judged. `session` (command, machine) is
-    appended to the manifest's list of the calls that built this directory."""
+    is trained: the archived runs are laid out below `out` and judged; with `train_missing` too, the runs the
+    archive lacks (those matching `only`, when given) are trained beside them, and the study is judged once
+    every run is there. `session` (command, machine) is appended to the manifest's list of the calls that
+    built this directory."""
     every = specs_of(module, profile, seeds, overrides)
     specs = select(every, only)
-    if source is not None:  # an archive without (all of) an arm's runs is judged without that arm
+    archived = []  # with train_missing: the runs laid out from the archive (specs: the ones to train)
+    if source is not None and train_missing:
+        lack = set(lacking(source, [s.name for s in every]))
+        archived = [s.name for s in every if s.name not in lack]
+        specs = [s for s in specs if s.name in lack]
+    elif source is not None:  # an archive without (all of) an arm's runs is judged without that arm
         keep, dropped = complete_arms([s.name for s in specs], lacking(source, [s.name for s in specs]))
         specs = [s for s in specs if s.name in keep]
         every = [s for s in every if arm_of(s.name) not in dropped]
@@ -122,9 +129,17 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     verb = f"re-judged from {source}" if source is not None else ""
     echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root} {verb}")
     t0 = time.perf_counter()
-    results = unpack(source, list(configs), root) if source is not None else execute(root, configs, jobs, echo)
+    if source is not None and not train_missing:
+        results = unpack(source, list(configs), root)
+    else:
+        results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
+    have, partial = set(configs) | set(archived), only is not None
+    if train_missing:  # runs an earlier call trained into this --out count too: judged once every run is there
+        results = {s.name: read_summary(root / s.name) for s in every if (root / s.name).is_dir()}
+        have = {n for n, r in results.items() if r.get("status") not in (None, "running", "interrupted")}
+        partial = len(have) < len(every)
     df = load_runs(root)
-    df = df[df["run"].isin(configs)] if not df.empty else df  # ignore stray runs of another profile
+    df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
     figures, claims, controls = _analyze(module, df, root, profile)
     health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
@@ -139,9 +154,9 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
         write_manifest(root, {**manifest, "sessions": sessions})
-    if only is not None:
-        note = f"partial: {len(specs)} of {len(every)} runs ({only!r}); not judged"
-        doc.update(only=only, trained=sorted(configs), of=len(every),
+    if partial:
+        note = f"partial: {len(have)} of {len(every)} runs" + (f" ({only!r})" if only else "") + "; not judged"
+        doc.update(only=only, trained=sorted(have), of=len(every),
                    claims=[{**c, "holds": None, "reason": "partial", "verdict": "inconclusive (partial)",
                             "note": " ".join(filter(None, [c["note"], note]))} for c in doc["claims"]])
         write_partial(root, doc)

@@ -17,16 +17,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from groklab.config.rules import is_prime
+
 
 @torch.no_grad()
 def fourier_spectrum(E: torch.Tensor, p: int) -> torch.Tensor:
     """||DFT_t(E[:p])[k]||_2 for k = 0..floor(p/2); shape [floor(p/2) + 1]."""
     F = torch.fft.fft(E[:p].detach().double(), dim=0)  # [p, d]
     return F.abs().square().sum(1).sqrt()[: p // 2 + 1]
-
-
-def is_prime(n: int) -> bool:
-    return n >= 2 and all(n % q for q in range(2, int(n ** 0.5) + 1))
 
 
 def primitive_root(p: int) -> int:
