@@ -44,8 +44,10 @@ def headline(archive: str) -> str:
     from groklab.store.archive import read_index
 
     index = read_index(ROOT / archive)
-    docs = [read_claims(ROOT / archive / s) for s in index["studies"]]
-    claims = [c for d in docs if d for c in d["claims"]]
+    judged = {s: read_claims(ROOT / archive / s) for s in index["studies"]}
+    docs = [d for d in judged.values() if d]
+    part = [f"{s} part-way: {index['studies'][s]['runs']} runs" for s, d in judged.items() if not d]
+    claims = [c for d in docs for c in d["claims"]]
     runs = sum(s["runs"] for s in index["studies"].values())
     trained = [s for s in index["sessions"] if "from" not in s]  # re-judging sessions train nothing
     machines = [s["machine"] for s in trained if s.get("machine")]
@@ -54,7 +56,8 @@ def headline(archive: str) -> str:
     gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
     from groklab.report import headline as verdicts
 
-    return (f"{verdicts(claims)}, in {len(docs)} studies ({runs} runs; {index['wall_s'] / 60:.0f} min of "
+    return (f"{verdicts(claims)}, in {len(docs)} studies{''.join(f' (and {p})' for p in part)} "
+            f"({runs} runs; {index['wall_s'] / 60:.0f} min of "
             f"training and analysis at {gf} fp32 GFLOP/s; "
             f"torch {', '.join(builds)})")
 
@@ -64,8 +67,12 @@ def assumptions(archive: str) -> str:
     from groklab.store.archive import read_index
 
     rows = ["| study | setting | ours | why | also run with (sensitivity arm) |", "| --- | --- | --- | --- | --- |"]
+    from groklab.store import read_claims
+
     for study in read_index(ROOT / archive)["studies"]:
-        doc = _claims(archive, study)
+        doc = read_claims(ROOT / archive / study)
+        if doc is None:  # archived part-way: no verdicts yet, its assumptions are listed once it is judged
+            continue
         for a in doc.get("assumptions", []):
             absent = any(c.get("sensitivity", {}).get(a["field"], {}).get("verdict", "").startswith("not judged")
                          for c in doc["claims"])

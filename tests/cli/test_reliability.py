@@ -115,6 +115,30 @@ def test_threads_follow_usable_cpus_and_jobs(monkeypatch, env, expected):
     assert threads.choose_threads() == want
 
 
+def test_threads_and_allow_large_reach_workers_as_arguments_not_through_the_environment(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """--threads and --allow-large are in force for the command and handed to pool workers as arguments; the
+    calling process's environment is left as it was (a Python caller of main() sees no setting leak)."""
+    import groklab.sweep
+    from groklab.sweep import executors
+
+    for k in ("GROKLAB_THREADS", "GROKLAB_ALLOW_LARGE", "GROKLAB_JOBS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(k, raising=False)
+    seen = []
+    monkeypatch.setattr(groklab.sweep, "run_units", lambda *a, **k: seen.append(executors.handed(2)) or [])
+    grid = tmp_path / "g.yaml"
+    grid.write_text("base: {p: 11, model: {d_emb: 8, d_hidden: 16}, steps: 10}\nseeds: 2\n")
+    env = dict(os.environ)
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "s"), "--threads", "3", "--allow-large",
+                 "--quiet"]) == 0
+    assert seen == [("3", 2, True)] and dict(os.environ) == env
+    with threads.thread_policy("2", 4), budget.permit_large():
+        assert threads.choose_threads() == 2 and budget.allow_large()
+    with threads.thread_policy(None, 2):
+        assert threads.choose_threads() == max(1, threads.usable_cpus() // 2)
+    assert not budget.allow_large() and threads.current_policy() == (None, None)
+
+
 def test_bad_threads_is_one_line(capsys, tmp_path):
     rc, _, err = cli(capsys, "train", *tiny(), "--threads", "0", "--out", str(tmp_path / "r"))
     assert rc == 2 and err == "groklab: error: threads='0': must be an integer >= 1 or 'torch'"

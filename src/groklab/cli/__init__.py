@@ -9,7 +9,6 @@ import threading
 
 from groklab.errors import ConfigError
 
-ALLOW_ENV = "GROKLAB_ALLOW_LARGE"  # the same name as groklab.engine.budget's (not imported: the CLI starts fast)
 PATH_ARGS = ("out", "csv", "config", "resume", "dir", "run", "file", "model")
 
 
@@ -34,14 +33,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in PATH_ARGS:  # `--out ""` would otherwise write into the working directory
             if getattr(args, name, None) == "":
                 raise ConfigError(name, "", "must be a path, not empty")
-        if getattr(args, "allow_large", False):
-            os.environ[ALLOW_ENV] = "1"  # read where sizes are checked, also in worker processes
-        if getattr(args, "threads", None) is not None:
-            threads = args.threads.strip()
+        threads = getattr(args, "threads", None)
+        if threads is not None:
+            threads = threads.strip()
             if threads != "torch" and not (threads.isdigit() and int(threads) >= 1):
                 raise ConfigError("threads", args.threads, "must be an integer >= 1 or 'torch'")
-            os.environ["GROKLAB_THREADS"] = threads  # engine/threads.py reads it when a run starts
-        return args.func(args)
+        return _run(args, threads, bool(getattr(args, "allow_large", False)))
     except ConfigError as err:
         print(f"groklab: error: {err}", file=sys.stderr)
         return 2
@@ -55,6 +52,18 @@ def main(argv: list[str] | None = None) -> int:
                  "run the same command again to continue (finished runs are skipped, the others resume)")
         print(f"groklab: interrupted; {again}", file=sys.stderr)
         return 130
+
+
+def _run(args, threads: str | None, large: bool) -> int:
+    """The command, with --threads and --allow-large in force for it (passed on to its workers as arguments;
+    nothing is written to this process's environment)."""
+    if threads is None and not large:
+        return args.func(args)
+    from groklab.engine.budget import permit_large
+    from groklab.engine.threads import thread_policy
+
+    with thread_policy(threads), permit_large(True if large else None):
+        return args.func(args)
 
 
 def _terminate(signum, frame) -> None:

@@ -9,6 +9,8 @@ GROKLAB_ALLOW_LARGE=1) skips the check.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import torch
 
@@ -21,8 +23,24 @@ SIZE_FIELDS = (("model.d_hidden", 512), ("model.d_emb", 128), ("model.depth", 1)
                ("batch_size", 512), ("eval.chunk", 16384), ("p", 97), ("task.K", 2), ("task.image", 224))
 
 
+_allow: ContextVar[bool | None] = ContextVar("allow_large", default=None)  # set by permit_large
+
+
 def allow_large() -> bool:
-    return os.environ.get(ALLOW_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    """Whether the size checks are lifted: `permit_large` around this call (the CLI's --allow-large, passed on
+    to sweep workers as an argument), else GROKLAB_ALLOW_LARGE."""
+    on = _allow.get()
+    return on if on is not None else os.environ.get(ALLOW_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+@contextmanager
+def permit_large(on: bool | None = True):
+    """Lift (True) or keep (False) the size checks for the calls inside; None: as GROKLAB_ALLOW_LARGE says."""
+    token = _allow.set(on)
+    try:
+        yield
+    finally:
+        _allow.reset(token)
 
 
 def available_bytes(device: torch.device) -> int:

@@ -2,13 +2,15 @@
 
 Left to torch, every process takes one thread per core, and OpenMP threads spin while they wait. Two such
 processes on 2 cores ran 34x slower than one thread each (measured: benchmarks/bench_threads.py). groklab
-sets threads = usable CPUs // jobs, where jobs is what a sweep or `reproduce` runs at once (GROKLAB_JOBS,
-set for its workers), and the CLI asks OpenMP to wait passively (OMP_WAIT_POLICY=PASSIVE, unless set).
-GROKLAB_THREADS=N (or `--threads N`) fixes the count; GROKLAB_THREADS=torch keeps torch's own choice.
+sets threads = usable CPUs // jobs, where jobs is what a sweep or `reproduce` runs at once (handed to its
+workers), and the CLI asks OpenMP to wait passively (OMP_WAIT_POLICY=PASSIVE, unless set). `--threads N`
+(thread_policy; or GROKLAB_THREADS=N) fixes the count; 'torch' keeps torch's own choice.
 """
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import torch
 
@@ -35,16 +37,40 @@ def _positive(name: str, text: str) -> int:
     return n
 
 
+_fixed: ContextVar[str | None] = ContextVar("threads", default=None)  # set by thread_policy
+_jobs: ContextVar[int | None] = ContextVar("jobs", default=None)
+
+
+@contextmanager
+def thread_policy(threads: str | None = None, jobs: int | None = None):
+    """For the calls inside: `threads` per run ('N' or 'torch'; None: as GROKLAB_THREADS says) and `jobs` runs
+    sharing the CPUs (None: as GROKLAB_JOBS says). The CLI's --threads and a pool's size arrive here as
+    arguments, never through the environment of the process that called."""
+    if threads is not None and threads != "torch":
+        _positive(THREADS_ENV, threads)
+    tokens = _fixed.set(threads), _jobs.set(jobs)
+    try:
+        yield
+    finally:
+        _fixed.reset(tokens[0])
+        _jobs.reset(tokens[1])
+
+
+def current_policy() -> tuple[str | None, int | None]:
+    """(threads, jobs) as set by thread_policy: what a worker process is handed."""
+    return _fixed.get(), _jobs.get()
+
+
 def choose_threads() -> int | None:
     """The thread count for this process's runs; None: leave torch's."""
-    fixed = os.environ.get(THREADS_ENV, "").strip()
+    fixed = (_fixed.get() or os.environ.get(THREADS_ENV, "")).strip()
     if fixed == "torch":
         return None
     if fixed:
         return _positive(THREADS_ENV, fixed)
     if os.environ.get("OMP_NUM_THREADS"):  # the user's own choice, which torch already follows
         return None
-    jobs = _positive(JOBS_ENV, os.environ[JOBS_ENV]) if os.environ.get(JOBS_ENV) else 1
+    jobs = _jobs.get() or (_positive(JOBS_ENV, os.environ[JOBS_ENV]) if os.environ.get(JOBS_ENV) else 1)
     return max(1, usable_cpus() // jobs)
 
 

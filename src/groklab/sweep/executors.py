@@ -7,36 +7,45 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 
-from groklab.engine.threads import JOBS_ENV, usable_cpus
+from groklab.engine.budget import allow_large, permit_large
+from groklab.engine.threads import current_policy, thread_policy, usable_cpus
 from groklab.errors import ConfigError, RunBusy
 
 EXECUTORS = ("inprocess", "process", "ray")
 
 
-def run_unit(unit: list[tuple[str, dict, str]], packing: str) -> list[tuple[str, str]]:
-    """Train one population (plain data in, plain data out, so it travels to processes and Ray workers)."""
+def run_unit(unit: list[tuple[str, dict, str]], packing: str, given: tuple | None = None) -> list[tuple[str, str]]:
+    """Train one population (plain data in, plain data out, so it travels to processes and Ray workers);
+    `given` (threads, jobs, allow_large) are the caller's settings, handed over as an argument (`handed`)."""
     from groklab.config import validate
     from groklab.engine.population import train_population
 
     cfgs = [validate(dict(c)) for _, c, _ in unit]
+    threads, jobs, large = given if given is not None else handed()
     try:
-        results = train_population(cfgs, [o for _, _, o in unit], packing=packing)
+        with thread_policy(threads, jobs), permit_large(large):
+            results = train_population(cfgs, [o for _, _, o in unit], packing=packing)
     except RunBusy as err:  # another process took a run after the plan: it is left to that writer
         return [(name, f"busy: {err}") for name, _, _ in unit]
     return [(name, r.summary["status"]) for (name, _, _), r in zip(unit, results)]
 
 
-def _pool_unit(unit: list, packing: str) -> list[tuple[str, str]]:
+def handed(jobs: int | None = None) -> tuple:
+    """(threads, jobs, allow_large) in force here, `jobs` replacing the runs-at-once count: for a worker."""
+    threads, own = current_policy()
+    return threads, jobs or own, True if allow_large() else None
+
+
+def _pool_unit(unit: list, packing: str, given: tuple) -> list[tuple[str, str]]:
     """run_unit in a pool worker: stopped (SIGTERM from its sweep, or Ctrl-C), the worker ends once its run
     is marked interrupted, instead of taking the next unit from the pool's queue."""
     try:
-        return run_unit(unit, packing)
+        return run_unit(unit, packing, given)
     except KeyboardInterrupt:
         os._exit(130)
 
 
-def _init_worker(jobs: int) -> None:
-    os.environ[JOBS_ENV] = str(jobs)  # each run then takes usable CPUs // jobs threads (engine/threads.py)
+def _init_worker() -> None:
     signal.signal(signal.SIGTERM, _interrupt)  # stopped by its sweep: the run ends `interrupted`, like Ctrl-C
 
 
@@ -118,12 +127,12 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
         return out
     if executor == "process":
         workers = workers or usable_cpus()
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker,
-                                 initargs=(workers,)) as pool:
+        given = handed(workers)  # each run then takes usable CPUs // workers threads (engine/threads.py)
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker) as pool:
             pending = {}
             try:
                 for unit in payload:
-                    pending[pool.submit(_pool_unit, unit, packing)] = unit
+                    pending[pool.submit(_pool_unit, unit, packing, given)] = unit
                 progress and progress.started(sum(len(u) for u in payload[:workers]))
                 queued = payload[workers:]
                 while pending:
@@ -152,7 +161,8 @@ def _run_ray(payload, packing, address, record, progress) -> None:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     uses_gpu = any(c.get("device") == "cuda" for unit in payload for _, c, _ in unit)
     task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(run_unit)
-    pending = {task.remote(unit, packing): unit for unit in payload}
+    given = handed(1)  # one CPU per task
+    pending = {task.remote(unit, packing, given): unit for unit in payload}
     progress and progress.started(sum(map(len, payload)))
     try:
         while pending:
