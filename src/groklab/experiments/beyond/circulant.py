@@ -1,9 +1,20 @@
 """App. E of paper 004: a circulant (Toeplitz) embedding init groks earlier.
 
-004's code (commented out in transformer/rec.py): W_E = toeplitz(r, r)[:, :vocab] / sqrt(d_model) with
-r ~ U[0, 1)^d_model, a symmetric Toeplitz matrix -- not circulant, not zero-mean, despite the text's word.
-groklab: model.emb_init=toeplitz (the code) and circulant (shifts of one N(0, 1/d) vector, the text's word),
-against the default N(0, 1/d_model) init.
+groklab: model.emb_init=toeplitz (004's code) and circulant (the text's word), against the default
+N(0, 1/d_model) init; only the token embedding's init changes.
+
+Differences from the paper and its released code:
+- Init: eq. (19) was lost; the text says "a circulant matrix generated from a random vector" built by "Toeplitz".
+  004's code (commented out in transformer/rec.py): W_E = toeplitz(r, r)[:, :vocab] / sqrt(d_model) with
+  r ~ U[0, 1)^d_model (np.random.rand, unseeded), a symmetric Toeplitz matrix -- not circulant, not zero-mean.
+  Our toeplitz is that (r from torch.rand, seeded); our circulant (rows: shifts of one N(0, 1/d_model) vector of
+  length max(vocab, d_model)) is our reading of the text's word.
+- Setting: Fig. 20's task, p, split and horizon are not stated; the code's init sits in rec.py (the SQUARE file:
+  k 30, num_epochs 300 by default); ours a + b, random 30%, 30,000 steps (paper), 2,500 (quick, CPU budget).
+- p, sizes, lr, wd, optimizer: the shared settings (profile.py); the Toeplitz init needs vocab p + 1 <= d_model.
+- Statistic: the text states no result (a question and a lost figure); ours the GO step against the default's by
+  Gehan's P(first) with an exact permutation test, never-grokking runs censored at the horizon.
+- Seeds: the release seeds no init (one run); ours seeds 0..n-1 (quick 5, paper 3) for init and split.
 """
 from __future__ import annotations
 

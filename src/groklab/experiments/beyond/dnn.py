@@ -3,8 +3,23 @@ generalizes; both succeed on a + b.
 
 The MLP is 004's code's TwoLayerMLP (MLP/base.py): a learned embedding of [a, b, =] drawn N(0, 1/d_model) as
 its Embed does, concatenated, two ReLU layers of d_mlp with torch's default Linear init, p outputs, trained
-exactly like the Transformer (AdamW, wd 1, full batch). 004 says "2-layer
-DNN (Gromov, 2023)"; Gromov's one-hot quadratic network is not what the released code trains.
+exactly like the Transformer (AdamW, wd 1, full batch).
+
+Differences from the paper and its released code:
+- Network: the text says "2-layer DNN (Gromov, 2023)"; Gromov's one-hot quadratic network is not what the released
+  code trains; ours is the release's. §6.1 points to App. D for details; App. D has no DNN experiment.
+- Setting: "in the above experiment" is Fig. 4's (random splits at several fracs); ours frac 0.3 only.
+- Tasks: both lost from the text ("such as .", "fail on ,"); ours a + b and a^2+ab+b^2, MLP/*.py's 'add' and 'xy'
+  (transformer/rec.py defines 'xy' as (a+b)^2 instead).
+- MLP sizes: MLP/base.py embeds in 128 and fixes d_mlp = 4*128 = 512; ours the profile's d_model and d_mlp (quick
+  64 and 256, CPU budget of the quick profile; paper 128 and 512, the release's).
+- Transformer arm: the text's 1-layer model (transformer/base.py defaults to num_layers 2). p, lr, wd, optimizer,
+  warm-up: the shared settings (profile.py), as MLP/base.py (AdamW 1e-3, wd 1, betas (0.9, 0.98), 10 steps).
+- Horizon: not stated; MLP/base.py 30,000 epochs; ours 30,000 steps (paper), 3,000 (quick, CPU budget).
+- Statistic: the text's "around 0.01" (about 1/97) read as the best test accuracy after the fit < 3/p on every
+  seed; "a degree of generalization" as U-Acc(Transformer) - U-Acc(MLP) > 0.1 per seed; "handle" as U-Acc >= 0.95.
+- Seeds: MLP/base.py: one run, split random.seed(0), torch init unseeded; ours seeds 0..n-1 (quick 5, paper 3) for
+  init and split, both models on the same split at a seed.
 """
 from __future__ import annotations
 

@@ -1,11 +1,26 @@
 """Fig. 4 of paper 004: a polynomial whose equivalence classes differ caps grokking below 1 at any frac.
 
-f = a^2 + ab + b^2 mod p (004's code, 'xy'; the formula was lost from the text): for p = 1 mod 3 it factors
-over F_p and its answer classes have unequal sizes, unlike a + b's. Random splits of frac 0.3 ... 0.9 (a
+f = a^2 + ab + b^2 mod p: for p = 1 mod 3 it factors over F_p and its answer classes have unequal sizes (p = 97:
+the class of 0 holds 193 pairs, every other 96), unlike a + b's. Random splits of frac 0.3 ... 0.9 (a
 fraction of the whole table). 004: "even if the value is randomly selected, the upper limit of the grokking
 test accuracy cannot reach 1 ... the generalization ability of the model has not improved as a result of the
 increased training data" -- the relation itself was lost; we read it as: the share of the whole table the
 model gets right beyond its training set, (1 - frac) * U-Acc, does not grow with frac.
+
+Differences from the paper and its released code:
+- f: lost from the text ("we take ."); the release names 'xy' two ways: a^2+ab+b^2 (transformer/base.py, str.py,
+  MLP/*.py) and a^2+2ab+b^2 = (a+b)^2 (transformer/rec.py); ours the first. Which one Fig. 4 ran is not stated.
+- p: the text's was lost; ours the release's 97 (paper profile). The quick p = 41 is 2 mod 3: there f does not
+  factor, the class of 0 holds only (0, 0) and every other class 42 pairs (CPU budget of the quick profile).
+- frac: Fig. 4's values are not in the text; ours 0.3, 0.4, ..., 0.9 (quick: 0.3, 0.6, 0.9, CPU budget), each
+  int(frac p^2) rows of the whole table as base.py draws them (base.py's default frac is 0.5).
+- Model: the text's 1-layer Transformer (§6.1); base.py defaults to num_layers 2. Sizes, lr, wd, optimizer: the
+  shared settings (profile.py).
+- Horizon: not stated; base.py 30,000 epochs; ours 30,000 steps (paper), 3,000 (quick, CPU budget).
+- Statistic: Fig. 4 is a figure only; ours U-Acc (highest test accuracy from GO on, after the fit without GO): mean
+  < 0.99 at every frac; (1 - frac) U-Acc: Spearman rho over frac whose bootstrap 95% CI does not lie above 0.
+- Seeds: base.py: one run, split random.seed(11), torch init unseeded; ours seeds 0..n-1 (quick 5, paper 3) for
+  both init and split.
 """
 from __future__ import annotations
 

@@ -1,8 +1,25 @@
 """§6.2 and App. D.2 of paper 004: MED moves with the test loss after the training set is fit.
 
 MED (Def. 4.2) is the mean distance between consecutive operand embeddings, measured on the eval grid.
-Operations: a + b (Fig. 5) and five more -- 004 does not say which (the formulas were lost); we take
-a - b, a * b and three polynomials of degree 2-3, two of them asymmetric.
+Operations: a + b (Fig. 5) and five more (App. D.2).
+
+Differences from the paper and its released code:
+- MED: Def. 4.2's formula was lost; base.py returns 0.5 (m1 + m2), str.py m1 + m2, rec.py (p - 1)(m1 + m2), each m
+  a mean of ||e_{i+1} - e_i|| over i = 0..p-3 (the last pair left out); ours the mean over i = 0..p-2 (shared ids:
+  one range). The scale factors do not move a rank correlation; the left-out pair does, slightly.
+- Cadence: the release records MED and test loss every epoch (before the update); ours every 100 steps (quick 50).
+- Fig. 5: "the same configuration as in Section 6.1 ... The only difference is that we set ." -- that setting was
+  lost; ours §6.1's unchanged: a + b, random 30% of the table, weight decay 1.
+- Operations: D.2's were lost ("five cases: , , , , , and .", six slots); the release names add, subtract and 'xy'
+  (a^2+ab+b^2; (a+b)^2 in rec.py); our five: a - b, a * b, a^2+ab+b^2 and the asymmetric a^2+b and a^3+ab (quick:
+  a + b, a^2+ab+b^2, a^3+ab only: CPU budget of the quick profile).
+- p, sizes, lr, wd, optimizer: the shared settings (profile.py). Horizon: not stated; the release 30,000 epochs;
+  ours 30,000 steps (paper), 2,500 (quick, CPU budget).
+- Statistic: the paper shows curves, which the release plots smoothed (remove_outliers: a +-500-epoch running mean
+  from epoch 1,000, then a Gaussian of sigma 10); ours Spearman rho of raw MED and test loss over the evals from
+  the fit (train acc >= 0.99) on, per seed: median >= 0.5 and every rho > 0 (our reading of "closely matches").
+- Seeds: the release one run (split random.seed(11) in base.py, init unseeded); ours seeds 0..n-1 (quick 5,
+  paper 3) for init and split.
 """
 from __future__ import annotations
 

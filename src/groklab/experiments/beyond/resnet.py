@@ -2,9 +2,7 @@
 
 Paper profile, 004's setup: every 2 x 2 grid of 11 pictures (empty, polygons with 3..12 sides), label = total
 number of sides, 25% of the 14,641 grids for training; torchvision's ResNet-18, Adam lr 1e-3, weight decay 1e-4
-(coupled, torch's Adam), batch 200, 224 px (resnet/resnet_test.py). Two differences we cannot avoid: 004
-fine-tuned ImageNet weights (we cannot download them; we train from scratch) and drew black outlines on white,
-with white polygon fills (we draw white on black).
+(coupled, torch's Adam), batch 200, 224 px (resnet/resnet_test.py).
 
 Quick profile, a labelled variant: trained from scratch on a CPU, the sum of sides is learned gradually or not
 at all (docs/results.md, 23 runs), so the quick profile asks for the sum of sides *mod 5* -- the modular
@@ -13,6 +11,27 @@ ResNet-18, AdamW with weight decay 1 (decoupled), half the 1,296 grids for train
 
 Controls (ours, the issue's claim 2): the same network and budget with weight decay 0, and with a random
 label per grid (no additive structure to find).
+
+Differences from the paper and its released code:
+- Weights: resnet_test.py fine-tunes ImageNet weights (resnet18(pretrained=True)); they cannot be downloaded here,
+  so ours trains from scratch (weights=None). The text says only "the ResNet-18 model implemented in PyTorch".
+- Pictures: data_gen.py draws black outlines with white fills on white RGB, saved as JPEG; resnet_test.py resizes
+  them to 256, centre-crops 224 (about 14 px of each border lost) and normalises with ImageNet's mean and std;
+  ours white lines on black in one grey channel scaled to [-1, 1] and repeated to three, uncropped.
+- Cells: data_gen.py clamps the radius by min(centre, 112 - centre), negative for the three cells right of or
+  below the first: those polygons get radius -56 (point-reflected, reaching the cell borders), only the top-left
+  one radius 46; ours draws every cell alike (radius 0.42 of a cell, first vertex up).
+- Labels: data_gen.py weighs a polygon by its sides (empty 0: labels 0..48), dic_gen.py by sides - 1, the text by
+  "integers from 1 to [lost]"; ours data_gen.py's, the one trained on. Head: resnet_test.py 52 classes, ours 49.
+- Split: random_split of 3,660 training grids, unseeded; ours frac 0.25 of the 14,641 (3,660), seeded by split.seed.
+- Horizon and evaluation: the text gives none; resnet_test.py 20,000 epochs of 19 batches (~380,000 steps), test
+  accuracy every 100 epochs, train accuracy the running one over the epoch's batches in train mode; ours (paper)
+  40,000 steps (~2,100 epochs, about a tenth), evaluated every 190 steps (10 epochs) in eval mode on the whole set.
+- Optimizer: the text's lr and weight decay were lost; ours resnet_test.py's (Adam 1e-3, wd 1e-4, batch 200). The
+  quick profile's task, sizes and optimizer (above) depart further: CPU budget of the quick profile.
+- Statistic: the text gives no accuracy level or timing for Fig. 7; ours: the rise comes >= 5 fitting times after
+  the fit and test accuracy then reaches >= 0.90 (RISE_RULE), and the controls' rule: our thresholds.
+- Seeds: one unseeded run in the release; ours seeds 0..n-1 (quick 5, paper 3) for init and split.
 """
 from __future__ import annotations
 

@@ -2,6 +2,21 @@
 
 With weight decay 1 vs 0 (everything else as 004's model): MED (mean distance between consecutive operand
 embeddings) and MED_cv (their std / mean, the non-uniformity) at the fit of the training set and at the end.
+
+Differences from the paper and its released code:
+- Weight decay 0: the paper runs none (§6.1 and the release use 1); wd 0 is our control (AdamW with weight decay
+  0: Adam with betas (0.9, 0.98)).
+- Uniformity: §3 states it as theory (Thm 3.8, Remark 3.9; formulas lost) with no experiment of its own; ours MED
+  (Def. 4.2; the release's variants are listed in med.py) and MED_cv, which is ours.
+- Window: "after the training accuracy reaches 100%" (§3) read as from the first eval with train acc >= 0.99 to
+  the last eval (a run that never fits: from the first eval).
+- Task, p, split: not stated for §3; ours a + b, random 30% (§6.1's setting); sizes, lr, optimizer: the shared
+  settings (profile.py). Horizon: not stated; ours 30,000 steps (paper), 2,500 (quick, CPU budget).
+- Statistic: both ratios (end / fit) < 1 on every wd 1 seed and not both on any wd 0 seed; "test accuracy
+  follows" as U-Acc >= 0.9 on every wd 1 seed and < 0.9 on every wd 0 seed (our threshold). MED is measured
+  every 100 steps (quick 50); the release's every epoch.
+- Seeds: the release one run (split random.seed(11) in base.py, init unseeded); ours seeds 0..n-1 (quick 5,
+  paper 3) for init and split.
 """
 from __future__ import annotations
 
