@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.profile import P_POLY_QUICK, base_overrides
 from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
@@ -47,7 +47,7 @@ SUCCEED = 0.95  # "handle" a + b: U-Acc at least this
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    base = base_overrides(profile, ["steps=3000"])
+    base = base_overrides(profile, ["steps=3000", f"p={P_POLY_QUICK}"])
     d_model = int(next(o for o in reversed(base) if o.startswith("model.d_emb=")).split("=")[1])
     std = f"model.emb_init_std={d_model ** -0.5:.6g}"  # the release's Embed: randn / sqrt(d_model)
     return grid_runs({v: [*o, std] if "model=mlp_emb" in o else o for v, o in VARIANTS.items()}, base, seeds)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.profile import P_POLY_QUICK, base_overrides
 from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
@@ -45,7 +45,7 @@ RHO = 0.5  # "moves with": Spearman rho between MED and test loss after the fit 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     every = "50" if profile == "quick" else "100"
-    base = base_overrides(profile, ["steps=2500"]) + [f"measures.progress.every={every}"]
+    base = base_overrides(profile, ["steps=2500", f"p={P_POLY_QUICK}"]) + [f"measures.progress.every={every}"]
     ops = QUICK_OPS if profile == "quick" else OPS
     return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
 

@@ -17,6 +17,9 @@ MODEL = ["model=transformer", "model.depth=1", "model.norm=none", "model.bias=fa
 # quick: p = 41 (k scaled by 41/97), d_model 64 / d_mlp 256, lr 0.01 -- measured to grok a + b on a random
 # 30% split in ~2,400 steps at ~9 ms/step on one CPU thread; the paper's lr 1e-3 did not grok in 6,000.
 QUICK = ["p=41", "model.d_emb=64", "model.d_hidden=256", "optim.lr=0.01", "steps=3000", "eval.every=50"]
+# the polynomial studies' quick modulus: a^2+ab+b^2 factors over F_p only for p = 1 (mod 3), and its unequal
+# answer classes are what they study (p = 97 = 1 mod 3; 41 = 2 mod 3 leaves every class but 0's equal)
+P_POLY_QUICK = 43
 PAPER = ["p=97", "model.d_emb=128", "model.d_hidden=512", "optim.lr=0.001", "steps=30000", "eval.every=100"]
 
 

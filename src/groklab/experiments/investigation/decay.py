@@ -5,6 +5,26 @@ lr * lambda outside them. 002 argues the Adam decay "should be set as learning r
 every AdamW cell (lr, lambda) run Adam at the matched decay lr * lambda and at the naive decay lambda; per seed,
 MAD = the mean over cells of |final test acc of AdamW - final test acc of that Adam cell|. The relation holds if
 the matched MAD is smaller than the naive one beyond seed noise. Model: the p = 59 MLP of 002's code, batch 256.
+
+Differences from the paper and its released code:
+- Model, p = 59, alpha 0.5, batch 256: t3_MLP/t3_MLP.py's (profile.py CODE_MLP); its init is Kaiming / Xavier
+  normal, ours torch's default.
+- AdamW grid (paper profile): lr {1e-4, 5e-4, 1e-3, 5e-3} x lambda {0.1, 0.2, 0.5, 1}, t3_MLP.py's last loop (its
+  logs are not released); quick lr {2e-3, 5e-3} x lambda {0.1, 0.3, 1} (CPU budget).
+- Fig 7's caption describes an AdamW grid over lr and batch size at weight decay 1 (and "batch size fixed as 256"):
+  no lambda axis; the text gives neither grid's values.
+- Adam grid: the release's (Fig 8; t3_MLP/decay_logs, t3_plots_grid_search.py) is lr {1e-4, 5e-4, 1e-3, 5e-3} x
+  coupled decay d {1e-4, 5e-4, 1e-3, 5e-3}; ours runs d = lr x lambda (matched, 1e-5..5e-3) and d = lambda (naive).
+- In those logs d = 5e-3 fits no training set (train acc 0.022 at every lr), so our naive cells (d = 0.1..1) lie
+  past every run the release made: the contrast is against cells expected not to learn at all.
+- At the release's base cell (lr 5e-4, AdamW lambda 1: test 0.96 at step 36,743), matched Adam d = 5e-4 never
+  generalizes in 70,000 steps (max test 0.016) while d = 1e-3 does (step 51,968): a cell against the relation.
+- Horizon: the captions say 1e4 epochs ~ 1.4e5 steps; t3_MLP.py's 1e4 epochs of 7 batches are 70,000 steps; ours
+  70,000 (paper profile, eval every 500), 2,500 (quick, every 50).
+- Statistics: 002 states the relation as an intuition and reports no grid result in words; the MAD of final test
+  accuracy and its bootstrap contrast are ours (the release records curves and the best test accuracy).
+- Accuracy: the release divides by batches x batch size (ceiling 0.9715 here); ours by rows.
+- Seeds: the release seeds 42, one run per cell; ours 5 (quick) / 3 (paper) seeds per cell, split seed = init seed.
 """
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
 """002 §5 (Fig 13): embeddings, loss landscape and gradient norms of the p = 59 MLP that groks.
 
-Model (002's notebook): embedding 128, `linear1` (256 -> 128), one tied 128 x 128 `linear2` applied 4 times,
-AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
+Model (002's t5_MLP/test_datasets.ipynb): embedding 128, `linear1` (256 -> 128), one tied 128 x 128 `linear2`
+applied 4 times, AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
 - t-SNE of the 59 learned embeddings, lines joining n and n + s with s = k^-1 mod p for E's strongest
-  frequency k (002 Fig 13b joins n + 11, the step of its run), and the embedding before/after
-  with the share of near-zero dimensions (column norm < 10% of the largest);
+  frequency k, and the embedding before/after with the share of near-zero dimensions (column norm < 10% of the largest);
 - curvature of the training loss along the top singular direction sigma_1 u_1 v_1^T of `linear1` and of
-  `linear2` (our reading of 002's "largest eigenvalues of two linear layers' weights": 002's notebook moves
-  every entry by one shared constant and plots the loss against the perturbed sigma_1), against the curvature
+  `linear2` (our reading of 002's "largest eigenvalues of two linear layers' weights"), against the curvature
   along 8 Gaussian directions in the same layers: d^T H d / d^T d through Hessian-vector products;
 - 2-D slices of the training loss along the two singular directions (a in [-1, 1]: a = 1 doubles sigma_1) and
   along two filter-normalised random directions (Li et al. 2018, the library's landscape measure: every row of
@@ -17,6 +15,29 @@ AdamW lr 5e-4 wd 1, batch 256, half of the table. After training, per seed:
   share of E's energy over token order (non-DC DFT along the numbers 0..p-1) held by its 5 strongest of the
   29 frequencies, after training against the same seed's initial E. A circle n -> n + s in t-SNE is one
   frequency k = s^-1 mod p dominating; a random E spreads its energy over all 29 (share ~0.2).
+
+Differences from the paper and its released code:
+- Model: §5's "128 dimension embedding layer, 4 linear-and-ReLU hidden layers" is, in t5_MLP/t2_MLP.py, linear1
+  and one linear2 applied 4 times (5 ReLU layers, 4 tied), as ours; p = 59, K = 2, alpha 0.5: §5's, as ours.
+- The gradient-norm notebook (t5_MLP/test_hessian.ipynb, panel g) trains embedding 64 (44,411 parameters); ours
+  uses 128, the text's and test_datasets.ipynb's, for every panel.
+- Training: AdamW lr 5e-4, wd 1 (hard-coded in t2_MLP.py), batch 256, 1e4 epochs = 70,000 steps, Kaiming / Xavier
+  init; ours: the same at the paper profile (eval every 500) with torch's default init.
+- Quick: 3,000 steps at lr 5e-3 (profile.py CODE_MLP_QUICK), eval and gradient norms every 50 (CPU budget).
+- Panels e-f: test_datasets.ipynb adds one constant per layer to every entry of linear1 and linear2 (its
+  rng.normal(*w.shape) draws one number, mean 128) times scales in [0, 0.01), and plots log10 loss vs sigma_1.
+- That loss is over the whole p^2 table with the operand y as target, not (x + y) mod p (unperturbed: 72.7); ours
+  uses the training loss with its labels.
+- 002 never compares top-singular with random directions: "sharp" as curvature ratio > 1 is ours (quotes.yaml:
+  MISREAD, it tests anisotropy); "ridges around it" is not tested.
+- Panel g: the release sums per-tensor Frobenius norms of minibatch gradients over tensors and over each epoch's
+  7 batches, with a linear2 curve; ours: the full training-set gradient's 2-norm at each eval (linear1 = block W).
+- The text calls g "the 2-norm of overall parameters" (a weight norm): not measured. "Peaks at or before t_test,
+  ends below half its peak": ours.
+- Panel b: the release joins n and n + 11 (hard-coded, the step of its run); ours n and n + k^-1 mod p for E's
+  strongest frequency k. "Cyclic" as the 5-frequency energy share > 0.5 (and above init): ours.
+- Not reproduced: panel d (output-weight columns of norm > 0.7); the "sparse structures" are measured, not judged.
+- Seeds: the release seeds 42, one run; ours 5 (quick) / 3 (paper) seeds, split seed = init seed.
 """
 from __future__ import annotations
 

@@ -1,11 +1,27 @@
 """002 Task 2.2 (Figs 4-5): an embedding MLP on a + b -- training fraction, depth and width.
 
 002's prose: embedding + a 3-layer MLP of width 256, no operator tokens, p = 97, AdamW lr 5e-4, wd 1, batch
-512. Its repository's notebook for this task (mycode_1229/task2_mlp.ipynb) trains another network: p = 53, half
-the table, batch 64, embedding 128, 256 -> 256 with ReLU, 256 -> 128 without activation, 128 -> p, Xavier
-init, AdamW lr 1e-3 wd 1, 20,000 steps. We run the prose's (3 ReLU layers of their own); the notebook's is
-not built yet. Here depth = number of hidden layers. Cells: alpha at depth 3; depth at alpha 0.5; width at
-depth 3.
+512. We run it as 3 ReLU hidden layers of their own (depth = number of hidden layers). Cells: alpha at depth 3;
+depth at alpha 0.5; width at depth 3.
+
+Differences from the paper and its released code:
+- Network: §2.2 says "a 3-layer MLP, featuring a maximum bandwidth of 256"; the release's only code for it,
+  mycode_1229/task2_mlp.ipynb, has 3 linear layers: 256 -> 256 ReLU, 256 -> 128 without activation, 128 -> p.
+- That is one ReLU layer, widths 256 then 128 (a "maximum" of 256); ours: 3 ReLU hidden layers, all of width 256
+  (paper) / 128 (quick), our reading of the prose. The notebook's network is not built yet.
+- Depth counts: ours counts ReLU hidden layers (depth d has d + 1 linear layers); if 002 counts linear layers, as
+  its notebook's "3" would, its depths are ours + 1.
+- The notebook's other settings: p = 53, alpha 0.5, batch 64, embedding 128, Xavier init, AdamW lr 1e-3 wd 1,
+  20,000 steps; ours the prose's p = 97, lr 5e-4, wd 1, batch 512 (paper profile) with torch's default init.
+- Quick: p = 59 (CPU budget) and the shared settings (profile.py); 4,000 steps, eval every 50. Paper profile:
+  1e5 steps (Task 1's num_steps: §2.2 gives none), eval every 500.
+- Cells: 002 names no alphas, depths or widths for Figs 4-5 beyond its base (3 x 256); ours alpha {0.3, 0.5, 0.7}
+  (Task 1's), depth {2, 3, 5} quick / {2, 3, 4, 5} paper, width {64, 128, 256} quick / {64, ..., 512} paper.
+- Statistics: "speed" as the t_test trend, "overall effectiveness" and "minimal effect" as final test acc within
+  0.05, instability as test-acc drops: ours; 002's Fig 4 evidence is its training curves (quotes.yaml).
+- Width: 002 adds that parameters beyond 3 x 256 overfit; our paper profile still compares its widest cell (512)
+  with 64 under the 0.05 margin. The release commits no logs for Figs 4-5.
+- Seeds: the notebook seeds 42, one run; ours 5 (quick) / 3 (paper) seeds per cell, split seed = init seed.
 """
 from __future__ import annotations
 

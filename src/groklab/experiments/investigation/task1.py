@@ -6,6 +6,30 @@ quick profile varies one factor at a time around a base cell. Claims compare cel
 factor only, at the base values of the others (events from groklab.measures.curves: onset and t_90 on the
 normalised test accuracy, rise_time = t_90 - onset, gap = t_test - t_train, drops = test-accuracy falls
 >= 0.05 between evals).
+
+Differences from the paper and its released code:
+- Task a + b mod p, [a, +, b, =] / [a, b], p {29, 59, 97}, alpha {0.3, 0.5, 0.7}, 1 / 2 layers: the paper's (§1.1-
+  §1.4). Model, optimizer (AdamW lr 5e-5, wd 1, batch 512) and quick scaling: the shared settings (profile.py).
+- Head: the release's logits cover all p + 2 tokens (p without operators; t1_Transformer*/training.py, num_tokens);
+  ours cover the p residues.
+- Init: the release's nn.MultiheadAttention starts Q/K/V xavier-uniform with zero biases; our fused W_qkv is an
+  nn.Linear with torch's default init.
+- Batch: the release caps it at ceil(p^2 / 2) (t1_Transformer/data.py: 421 at p = 29), and its DataLoader serves a
+  training set smaller than the batch as one full batch; ours is always 512 (paper profile) / 256 (quick) rows.
+- So at p = 29, alpha 0.3 / 0.5 of the paper profile (252 / 420 rows) each 512-row batch repeats rows (~2x / 1.2x)
+  where 002 steps once per epoch on the full set (profile.batch, which ksum applies, is not applied here).
+- Steps: 1e5 (the text; t1_Transformer/cli.py; the no-operator copy's cli.py defaults to 4e5 steps and alpha 0.3,
+  the other to alpha 0.2); ours 1e5 at the paper profile (eval every 500), 2,500 at the quick one (every 50).
+- Evaluation: the release scores the whole train and test sets after every epoch (6 steps at p = 97, alpha 0.3);
+  ours every 500 / 50 steps, so event times are rounded up to that grid.
+- Base cell: 002 names no alpha or p for its encoding and depth comparisons; ours p = 97, 2 layers, op tokens,
+  alpha 0.3 (paper profile: 002's replication) or 0.5 (quick: alpha 0.3 did not grok within 2,500 steps).
+- Cells: the paper profile runs the full 36-cell grid; the quick one 7 cells, one factor at a time (CPU budget).
+- Statistics: 002 gives no numbers and defines no onset, rise, gap or oscillation; the release commits no logs
+  (wandb and metrics.pt only): every threshold (acc 0.99, onset 0.1, drop 0.05) and test is ours (quotes.yaml).
+- "Smaller primes oscillate more" (002: 29 and 59): ours compares p = 29 with p = 97 only.
+- Seeds: the release sets none (one run per setting, random init and split); ours 5 (quick) / 3 (paper) seeds per
+  cell, split seed = init seed.
 """
 from __future__ import annotations
 
