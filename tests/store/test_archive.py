@@ -170,3 +170,15 @@ def test_a_reproduction_archived_part_way_is_continued_from_its_archive(tmp_path
     assert (second / "fig6" / "claims.json").is_file()
     whole = Path(archive(second, tmp_path / "res2", command="test")["path"])
     assert read_index(whole)["studies"]["fig6"]["analysed"] == "claims"
+
+
+def test_rejudging_names_archived_runs_the_study_would_no_longer_make(arch, tmp_path):
+    """A study whose run definitions changed since its archive was trained is re-judged on the archived runs, and
+    says which of them today's code would make differently (claims.json 'stale'); today's archive has none."""
+    doc = reproduce("embedding/fig6", tmp_path / "a", source=arch, **QUIET)[0]
+    assert "stale" not in doc
+    said = []
+    doc = reproduce("embedding/fig6", tmp_path / "b", source=arch, overrides=(*TINY, "eval.every=20"),
+                    echo=said.append)[0]
+    assert len(doc["stale"]) == 12 and doc["stale"]["add/adam/s0"] == "eval.every: 10 -> 20"
+    assert any("12 archived runs were trained with configs this study no longer makes" in s for s in said)

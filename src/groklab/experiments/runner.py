@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config, parse_override, validate
+from groklab.engine.record import differences
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
 from groklab.experiments.assumptions import (
@@ -26,6 +27,7 @@ from groklab.experiments.controls import apply as apply_controls
 from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec
 from groklab.store import (
+    RunStore,
     clear_error,
     load_runs,
     make_out,
@@ -133,6 +135,11 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         results = unpack(source, list(configs), root)
     else:
         results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
+    stale = _stale(root, every, set(configs) if not train_missing else set(archived)) if source is not None else {}
+    if stale:
+        first = next(iter(stale.items()))
+        echo(f"  {module.NAME}: {len(stale)} archived runs were trained with configs this study no longer makes "
+             f"(e.g. {first[0]}: {first[1]}); their verdicts describe those runs: retrain them to judge today's")
     have, partial = set(configs) | set(archived), only is not None
     if train_missing:  # runs an earlier call trained into this --out count too: judged once every run is there
         results = {s.name: read_summary(root / s.name) for s in every if (root / s.name).is_dir()}
@@ -148,6 +155,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "health": health, "claims": [c.to_dict() for c in claims]}
     if controls:
         doc["controls"] = controls
+    if stale:
+        doc["stale"] = stale
     if assumptions_of(module):
         doc["assumptions"] = [a.to_dict(profile) for a in assumptions_of(module)]
     doc = cite(module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
@@ -183,6 +192,19 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
         judged[name] = apply_controls(module, sub, judged[name])[0]
         figures = [*figures, *figs]
     return figures, judge_arms(module, claims, judged, profile), controls
+
+
+def _stale(root: Path, specs: list, names: set) -> dict[str, str]:
+    """Run -> the first config difference between an archived run laid out below `root` and the config the
+    study makes for it today (none: the archive is today's study)."""
+    out = {}
+    for s in specs:
+        if s.name in names:
+            diff = differences(RunStore(root / s.name).config(), make_config(list(s.overrides)).to_dict(),
+                               ignore=("progress",))
+            if diff:
+                out[s.name] = diff[0]
+    return out
 
 
 def _sessions(root: Path) -> list[dict]:

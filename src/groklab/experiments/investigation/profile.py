@@ -17,6 +17,8 @@ what the quick profile then measures over 3 seeds, and where it falls short, is 
 """
 from __future__ import annotations
 
+import math
+
 COMMON = ["task=add", "split.name=random", "stop.early=false", "progress=false", "eval.log_points=0"]
 ARCH = {
     "transformer": ["model=transformer", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
@@ -65,6 +67,14 @@ def batch(size: int, n_train: int) -> list[str]:
     """Batch `size`, or the full batch where `size` >= the training set: a DataLoader with that batch size
     (002's code) gives one batch of every row, not a batch that repeats rows."""
     return ["sampler=full"] if size >= n_train else [f"batch_size={size}"]
+
+
+def fit_batch(base: list[str], frac: float, n_rows: int) -> list[str]:
+    """`batch` for runs whose batch size is the last `batch_size=` in `base` and whose training set is `frac` of
+    `n_rows` rows (the split's own floor): the full batch where the set is not larger than the batch."""
+    size = int([o for o in base if o.startswith("batch_size=")][-1].split("=")[1])
+    n_train = math.floor(frac * n_rows + 1e-9)
+    return batch(size, n_train) if size >= n_train else []
 
 
 def budget(profile: str, quick_steps: int, quick_every: int, paper_steps: int = PAPER_STEPS,
