@@ -3,6 +3,8 @@ reliability issue. A case: (name, argv with {tmp} {run} {file} placeholders, set
 that must not exist afterwards); setups are described in bad_inputs.setup().
 """
 
+from bad_input_rules import RULES
+
 TINY = ["p=11", "task=add", "model.d_emb=8", "model.d_hidden=32", "steps=30", "batch_size=16", "eval.every=10",
         "eval.log_points=0", "progress=false", "checkpoint_every=10"]
 LONG = "a*b+" * 2500 + "a"  # a 10,001-character expression
@@ -222,4 +224,30 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("resume-metrics-deep", ["train", "--resume", "{run}", "steps=40"], "run:metrics-deep", 2, []),
     ("check-summary-types", ["check", "{run}"], "run:summary-types", 1, []),
     ("summarize-summary-types", ["summarize", "{tmp}/tree"], "tree:summary-types", 2, []),
+    # stops, shared outputs and settings handed to workers (reliability III, items 6 and 8)
+    ("reproduce-train-missing-alone", ["reproduce", "embedding/fig6", "--train-missing", "--out", "{tmp}/r"], "", 2,
+     ["{tmp}/r"]),
+    ("reproduce-threads-0", ["reproduce", "embedding/fig6", "--threads", "0", "--out", "{tmp}/r"], "", 2, ["{tmp}/r"]),
+    ("reproduce-threads-word", ["reproduce", "embedding/fig6", "--threads", "many", "--out", "{tmp}/r"], "", 2,
+     ["{tmp}/r"]),
+    ("sweep-threads-negative", ["sweep", "{tmp}/grid.yaml", "--threads", "-2", "--out", "{tmp}/s"], "grid:", 2,
+     ["{tmp}/s"]),
+    ("sweep-members-0", ["sweep", "{tmp}/grid.yaml", "--members", "0", "--out", "{tmp}/s"], "grid:", 2, ["{tmp}/s"]),
+    ("sweep-seeds-0", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:seeds: 0", 2, ["{tmp}/s"]),
+    ("sweep-grid-empty-list", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {optim.lr: []}", 2,
+     ["{tmp}/s"]),
+    ("sweep-grid-bad-point", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {task.K: [2, 3]}", 2,
+     ["{tmp}/s"]),
+    ("sweep-base-bool-number", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {progress: [1]}", 2,
+     ["{tmp}/s"]),
+    ("train-threads-word", ["train", *TINY, "--threads", "all", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("demo-threads-0", ["demo", "--threads", "0", "--out", "{tmp}/d"], "", 2, ["{tmp}/d"]),
+    ("reproduce-out-mine-train-missing", ["reproduce", "embedding/fig6", "--from", "{tmp}/archive", "--train-missing",
+                                          "--out", "{tmp}/mine"], "archive|mine", 2, []),
+    ("measure-ckpt-random", ["measure", "{run}", "--at", "30"], "run:ckpt-random", 2, []),
+    ("check-a-file", ["check", "{file}"], "file", 2, []),
+    ("report-markdown-damaged-archive", ["report", "{tmp}/archive", "--markdown"], "archive:claims-trunc", 2, []),
+    ("reproduce-div-composite", ["reproduce", "embedding/fig6", "p=10", "--out", "{tmp}/r"], "", 2, ["{tmp}/r"]),
 ]
+# every rule of the config, through train (benchmarks/bad_input_rules.py)
+CASES += [(f"rule-{name}", ["train", *TINY, *ov, "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]) for name, ov in RULES.items()]

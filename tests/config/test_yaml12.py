@@ -53,6 +53,19 @@ def test_booleans_still_set_boolean_fields():
     assert make_config(["progress=false", "stop.early=true"]).progress is False
 
 
+@pytest.mark.parametrize("override", ["progress=1", "track.wandb=0", "stop.early=yes", "model.tied=on",
+                                      "model.freeze_emb=2.0"])
+def test_numbers_and_words_are_not_booleans(override):  # pydantic would read 1, 'yes' and 'on' as true
+    with pytest.raises(ConfigError, match=override.split("=")[0] + ".*must be true or false"):
+        make_config([override])
+
+
+def test_operand_count_only_with_sums():  # task.K=3 on a + b was silently ignored
+    with pytest.raises(ConfigError, match="task.K=3: only used with task=sum"):
+        make_config(["task=add", "task.K=3"])
+    assert make_config(["task=sum", "task.K=3", "p=7"]).task.K == 3
+
+
 SCALARS = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_subnormal=False)
            | st.text(max_size=8))
 

@@ -61,6 +61,8 @@ def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None
         raise ConfigError("task.expr", expr, f"evaluating it over the p**2 = {p * p} rows takes "
                                              f"{poly_cost * p * p:.1e} elementwise operations, above the limit "
                                              f"{MAX_POLY_WORK:.0e} (a few seconds); use lower powers or a smaller p")
+    if name != "sum" and K != 2:
+        raise ConfigError("task.K", K, f"only used with task=sum (task is '{name}', which has 2 operands)")
     if name == "sum":
         if not isinstance(K, int) or isinstance(K, bool) or K < 2:
             raise ConfigError("task.K", K, "must be an integer ≥ 2 for task=sum")
