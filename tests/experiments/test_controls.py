@@ -92,3 +92,23 @@ def test_every_declared_control_matches_runs_and_names_real_claims(paper):
                 names = [s.name for s in specs_of(m, profile, 1)]
                 assert any(fnmatch.fnmatchcase(n, c.runs) for n in names), (name, profile, c.runs)
     assert declared >= 6
+
+
+def test_every_study_follows_the_study_protocol():
+    """experiments/__init__.py's protocol: NAME (its key), TITLE, PAPER, runs(profile, seeds[, p]) and
+    analyze(df, out, profile); ASSUMPTIONS and CONTROLS typed; 002's and 004's docstrings list their differences
+    from the paper and its released code."""
+    import inspect
+
+    from groklab.experiments import PAPERS
+    from groklab.experiments.assumptions import Assumption
+
+    for paper, figs in PAPERS.items():
+        for name, m in figs.items():
+            assert m.NAME == name and m.TITLE.strip() and m.PAPER.strip(), name
+            assert list(inspect.signature(m.runs).parameters)[:2] == ["profile", "seeds"], name
+            assert list(inspect.signature(m.analyze).parameters) == ["df", "out", "profile"], name
+            assert all(isinstance(a, Assumption) for a in getattr(m, "ASSUMPTIONS", ())), name
+            assert all(isinstance(c, Control) for c in getattr(m, "CONTROLS", ())), name
+            if paper in ("beyond", "investigation"):
+                assert "Differences from the paper and its released code:\n- " in (m.__doc__ or ""), name

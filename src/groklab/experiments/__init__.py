@@ -1,8 +1,11 @@
 """Paper figures as experiments: each module holds a spec of runs per profile, an analysis and claims.
 
-A module has NAME, TITLE, PAPER (what the paper reports), runs(profile, seeds) -> [RunSpec] and
-analyze(metrics DataFrame, out dir, profile) -> (figure paths, [Claim]); optionally ASSUMPTIONS
-(experiments/assumptions.py). The library itself knows no paper.
+A study is a module with NAME, TITLE, PAPER (what the paper reports), runs(profile, seeds[, p]) -> [RunSpec]
+and analyze(metrics DataFrame, out dir, profile) -> (figure paths, [Claim]); optionally ASSUMPTIONS (settings
+its paper leaves unstated, with sensitivity arms: experiments/assumptions.py) and CONTROLS (runs its claims
+presuppose show the phenomenon: experiments/controls.py); its docstring lists its differences from the paper
+(and the released code). tests/experiments/test_controls.py checks every study against this. The library
+itself knows no paper.
 """
 from __future__ import annotations
 
