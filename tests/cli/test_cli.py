@@ -63,3 +63,15 @@ def test_weight_decay_modes():
     for bad in (["optim=adamw", "optim.wd_mode=coupled"], ["optim=sgd", "optim.wd_mode=decoupled"]):
         with pytest.raises(Exception, match="optim.wd_mode"):
             make_config(bad)
+
+
+def test_version_and_the_paper_names(capsys):
+    import groklab
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"groklab {groklab.__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "beyond/ = Beyond Progress Measures (arXiv 2504.03162)" in text and "embedding/ = Mechanistic" in text

@@ -33,8 +33,23 @@ def _sub(sub, name: str, func, help: str, description: str | None = None) -> arg
     return p
 
 
+def _version() -> str:
+    """The installed version (read from the package metadata: importing groklab would load torch)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("groklab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    ap = argparse.ArgumentParser(prog="groklab", description="A laboratory for grokking.")
+    ap = argparse.ArgumentParser(
+        prog="groklab", description="A laboratory for grokking. Papers, as `reproduce` names them: embedding/ = "
+        "Mechanistic Insights into Grokking from the Embedding Layer; beyond/ = Beyond Progress Measures (arXiv "
+        "2504.03162); investigation/ = An Investigation Report of the Grokking Phenomenon; `numberline` = Number "
+        "Representations in LLMs (arXiv 2502.16147).")
+    ap.add_argument("--version", action="version", version=f"groklab {_version()}")
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = _sub(sub, "train", c.cmd_train, "train one run: groklab train task=mul model=mlp_emb optim=adam optim.c=10",
              "Train one run. Keys: task, p, encoding, split.*, model.*, optim.*, batch_size, sampler, steps, seed, "
