@@ -22,6 +22,7 @@ from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, RunBusy, StoreError, notice
 from groklab.measures import GrokTracker, measure_schedule
 from groklab.store import RunStore, is_run
+from groklab.store.run import RESUME_HINT
 
 MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a finished one, else new
 # settings that may differ between a checkpoint and the config it resumes under
@@ -73,7 +74,7 @@ class RunRecord:
         if self.out is None or (mode == "new" and not is_run(self.out)):
             return  # new: RunStore.create refuses a used directory
         if mode == "new":
-            raise ConfigError("out", str(self.out), "already holds a run; resume it with --resume or pick a new --out")
+            raise ConfigError("out", str(self.out), RESUME_HINT)
         if not is_run(self.out):
             if mode == "resume":
                 raise ConfigError("run", str(self.out), "not a run directory (no config.yaml)")

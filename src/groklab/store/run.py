@@ -36,6 +36,8 @@ CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
     "config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", "arrays", "posthoc")
 # what a study's analysis computed from the run's final model (e.g. loss surfaces), kept beside the run and
 # in results archives, so re-judging reads it instead of recomputing it from the weights
+# how to go on from a used directory, for the CLI and for Python alike
+RESUME_HINT = "already holds a run; resume it (groklab train --resume DIR, or train(resume=DIR)) or pick a new out"
 ANALYSIS = "analysis"
 
 
@@ -250,7 +252,7 @@ class RunStore:
 
 def _check_new(path: Path) -> None:
     if is_run(path):
-        raise ConfigError("out", str(path), "already holds a run; resume it with --resume or pick a new --out")
+        raise ConfigError("out", str(path), RESUME_HINT)
     if path.exists() and (not path.is_dir() or any(f.name != LOCK and not is_tmp(f) for f in path.iterdir())):
         raise ConfigError("out", str(path), "exists and is not an empty directory")
 
