@@ -66,16 +66,26 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
     return [r.result() for r in records]
 
 
-def run(stepper: Stepper, records: list[RunRecord]) -> None:
-    """Train every record's member from their common start step until each completes, stops early or diverges."""
+def progress_bar(show: bool, **kw):
+    """A tqdm bar (a notebook widget in Jupyter), or, when not shown, a silent one that never imports
+    tqdm.auto: in a notebook without ipywidgets that import alone warns "IProgress not found"."""
+    if not show:
+        from tqdm.std import tqdm
+
+        return tqdm(disable=True, **kw)
     from tqdm.auto import tqdm  # imported late: the CLI starts faster
 
+    return tqdm(**kw)
+
+
+def run(stepper: Stepper, records: list[RunRecord]) -> None:
+    """Train every record's member from their common start step until each completes, stops early or diverges."""
     active = list(range(len(records)))  # record of each stepper member
     step, t0 = records[0].start, time.perf_counter()
     cfg0 = records[0].cfg
     desc = f"{cfg0.task.expr or cfg0.task.name} {cfg0.model.name}" + (f" x{len(records)}" if len(records) > 1 else "")
-    bar = tqdm(total=max(r.cfg.steps for r in records), initial=step, unit="step", dynamic_ncols=True,
-               disable=not any(r.cfg.progress for r in records), desc=desc)
+    bar = progress_bar(any(r.cfg.progress for r in records), total=max(r.cfg.steps for r in records),
+                       initial=step, unit="step", dynamic_ncols=True, desc=desc)
     try:
         while True:
             # -- measures on their own schedules; their scalars join this step's eval row

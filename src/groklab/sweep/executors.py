@@ -71,11 +71,11 @@ class Progress:
     """Runs done / running / failed and an ETA from the pace so far; one bar for the whole sweep."""
 
     def __init__(self, total: int, done: int, show: bool = True):
-        from tqdm.auto import tqdm
+        from groklab.engine.loop import progress_bar
 
         self.total, self.done, self.failed, self.running, self.t0 = total, done, 0, 0, time.perf_counter()
         self.start_done = done
-        self.bar = tqdm(total=total, initial=done, disable=not show, unit="run", dynamic_ncols=True, desc="sweep")
+        self.bar = progress_bar(show, total=total, initial=done, unit="run", dynamic_ncols=True, desc="sweep")
         self._post()
 
     def _post(self) -> None:
