@@ -64,7 +64,12 @@ def cmd_demo(args) -> int:
             raise ConfigError(name, value, f"must be an integer >= {least}")
     if args.seeds > 1000 and not allow_large():
         raise ConfigError("seeds", args.seeds, "at most 1000 seeds per configuration; pass --allow-large for more")
-    run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac)
+    if args.jobs < 0:
+        raise ConfigError("jobs", args.jobs, "must be >= 1 (0: one per CPU core)")
+    from groklab.experiments import default_jobs
+
+    run_demo(out=Path(args.out), p=args.p, steps=args.steps, seeds=args.seeds, frac=args.frac,
+             jobs=args.jobs or default_jobs())
     return 0
 
 

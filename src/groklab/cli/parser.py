@@ -73,6 +73,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     d.add_argument("--steps", type=int, default=6000, help="max steps per run (default 6000)")
     d.add_argument("--seeds", type=int, default=3, help="seeds per configuration (default 3)")
     d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
+    d.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
     _run_options(d)
     w = _sub(sub, "sweep", c.cmd_sweep, "run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
              "Expand a sweep file and run it: finished runs are skipped, unfinished ones resumed, runs that "

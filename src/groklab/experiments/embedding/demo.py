@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.config import make_config
-from groklab.engine.population import train_population
+from groklab.experiments.runner import execute
 from groklab.plots.curves import plot_curves
 from groklab.store import load_runs, make_out
 
@@ -34,16 +34,17 @@ def demo_configs(p: int = 47, steps: int = 6000, seeds: int = 3, frac: float = 0
 
 
 def run_demo(out: Path = Path("runs/demo"), p: int = 47, steps: int = 6000, seeds: int = 3,
-             frac: float = 0.5, echo=print) -> list[dict]:
-    """Train (or resume / skip finished) every demo run, print a table, write demo.png."""
+             frac: float = 0.5, echo=print, jobs: int = 1) -> list[dict]:
+    """Train (or resume / skip finished) every demo run, `jobs` at once, print a table, write demo.png."""
     configs = demo_configs(p, steps, seeds, frac)  # validated before anything is written
     out = make_out(out)  # new, empty or groklab's own: a folder of the user's files is refused
-    rows = []
-    echo(f"groklab demo: p={p}, train fraction {frac}, lr 0.01, batch 512, up to {steps} steps "
+    echo(f"groklab demo: p={p}, train fraction {frac}, lr 0.01, batch 512, up to {steps} steps, {jobs} at once "
          f"-> {out}")
-    for name, (label, cfg) in configs.items():  # finished runs are skipped, unfinished ones resumed
-        summary = train_population([cfg], [Path(out) / name], packing="sequential")[0].summary
-        rows.append({"task": cfg.task.name, "variant": label, "seed": cfg.seed, **summary})
+    # the one place runs are trained (experiments/runner.py): finished runs skipped, unfinished ones resumed
+    summaries = execute(Path(out), {name: cfg.to_dict() for name, (_, cfg) in configs.items()}, jobs, echo)
+    rows = []
+    for name, (label, cfg) in configs.items():
+        rows.append({"task": cfg.task.name, "variant": label, "seed": cfg.seed, **summaries[name]})
         echo(_fmt_row(rows[-1]))
     echo(_medians(rows))
     df = load_runs(out)
@@ -57,9 +58,9 @@ def run_demo(out: Path = Path("runs/demo"), p: int = 47, steps: int = 6000, seed
 
 def _fmt_row(r: dict) -> str:
     f = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
-    return (f"{r['task']:>4}  {r['variant']:<22} seed {r['seed']}  t_train {f(r['t_train']):>5}  "
-            f"t_test {f(r['t_test']):>5}  gap {f(r['gap']):>5}  train {f(r['final/train_acc'])}  "
-            f"test {f(r['final/test_acc'])}  ({r['status']}, {r['steps']} steps, {r['wall_s']:.1f} s)")
+    return (f"{r['task']:>4}  {r['variant']:<22} seed {r['seed']}  t_train {f(r.get('t_train')):>5}  "
+            f"t_test {f(r.get('t_test')):>5}  gap {f(r.get('gap')):>5}  train {f(r.get('final/train_acc'))}  "
+            f"test {f(r.get('final/test_acc'))}  ({r['status']}, {f(r.get('steps'))} steps, {f(r.get('wall_s'))} s)")
 
 
 def _medians(rows: list[dict]) -> str:
@@ -70,9 +71,10 @@ def _medians(rows: list[dict]) -> str:
     for task in dict.fromkeys(r["task"] for r in rows):
         for label in VARIANTS:
             rs = [r for r in rows if r["task"] == task and r["variant"] == label]
-            t = [r["t_test"] for r in rs if r["t_test"] is not None]
+            t = [r["t_test"] for r in rs if r.get("t_test") is not None]
             med[task, label] = statistics.median(t) if len(t) == len(rs) else None
-            acc = statistics.median(r["final/test_acc"] for r in rs)
+            accs = [r["final/test_acc"] for r in rs if r.get("final/test_acc") is not None]  # none: a run failed
+            acc = statistics.median(accs) if accs else float("nan")
             lines.append(f"{task:>4}  {label:<22} t_test {med[task, label] or 'not reached':>11}  "
                          f"({len(t)}/{len(rs)} seeds reach it)  final test acc {acc:.3f}")
         a, b = med[task, "mlp_emb, adam"], med[task, "mlp_emb, adam_lr c=10"]
