@@ -123,15 +123,31 @@ def test_summarize_a_synthetic_store(tmp_path, capsys):
                 "status": "completed", "t_train": t_train, "t_test": t_test, "gap": gap,
                 "final/train_acc": 1.0, "final/test_acc": acc}))
     df = summarize(tmp_path).set_index("point")
-    assert list(df.index) == ["optim.name=adam", "optim.name=adamw"]
-    a = df.loc["optim.name=adam"]
+    assert list(df.index) == ["adam", "adamw"]  # named as their directories, the setting in its own column
+    assert list(df["optim.name"]) == ["adam", "adamw"] and list(df.columns[:2]) == ["optim.name", "n"]
+    a = df.loc["adam"]
     assert a["n"] == 3 and a["success"] == pytest.approx(2 / 3)
     assert a["t_test_mean"] == 800 and a["t_test_std"] == pytest.approx(math.sqrt(2) * 100)
     assert a["t_train_median"] == 100 and a["gap_mean"] == (800 + 620) / 2
     assert a["final/test_acc_std"] == pytest.approx(statistics.stdev([0.99, 0.5, 1.0]))
-    b = df.loc["optim.name=adamw"]
+    b = df.loc["adamw"]
     assert b["success"] == 1 and b["t_test_median"] == 180 and b["final/test_acc_mean"] == pytest.approx(0.9975)
     assert main(["summarize", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "800 ± 141 (800)" in out and (tmp_path / "summary.csv").is_file()
-    assert "optim.name=adamw" in format_table(summarize(tmp_path))
+    assert "adamw" in format_table(summarize(tmp_path))
+
+
+def test_summary_names_points_as_their_directories_with_one_column_per_setting(tmp_path):
+    """A real sweep's summary: the point reads as its directory (the grid's key order), and each varying
+    setting is its own typed column in summary.csv."""
+    from groklab.cli import main as cli
+
+    f = tmp_path / "g.yaml"
+    f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 10, eval: {every: 5},\n"
+                 "       progress: false}\ngrid: {optim.lr: [0.01, 0.003], batch_size: [16]}\nseeds: 1\n")
+    assert cli(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    df = summarize(tmp_path / "s")
+    dirs = sorted(p.name for p in (tmp_path / "s").iterdir() if p.is_dir())
+    assert sorted(df["point"]) == dirs and dirs[0].startswith("optim.lr=")
+    assert sorted(df["optim.lr"]) == [0.003, 0.01]

@@ -1,4 +1,5 @@
-"""Statistics over seeds: per grid point, mean ± std and median of t_train, t_test, gap, final accuracies."""
+"""Statistics over seeds: per grid point (named as its directory, each varying setting also its own column),
+mean ± std and median of t_train, t_test, gap, final accuracies."""
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def summarize(root: str | Path):
     if not root.is_dir():
         raise ConfigError("dir", str(root), "does not exist" if not root.exists() else "is not a directory")
     seeds = seed_keys_of(root)
-    runs, failed = [], []
+    runs, failed, names = [], [], []
     for name, config, summary in _records(root):
+        names.append(name)
         cfg = flatten(config)
         point = {k: v for k, v in cfg.items()
                  if k not in seeds and not any(k == i or (i.endswith(".") and k.startswith(i)) for i in IGNORED)}
@@ -51,13 +53,18 @@ def summarize(root: str | Path):
     if not runs:
         raise ConfigError("dir", str(root), "holds no runs (no run directory below it)")
     varying = [k for k in runs[0][0] if len({repr(p.get(k)) for p, _ in runs}) > 1]
+    # a sweep's runs live in <point>/seed=<s>: the point is named as its directory is
+    dirs = [str(Path(n).parent) if Path(n).name.startswith("seed=") and Path(n).parent.name else None
+            for n in names]
     groups: dict = {}
-    for point, s in runs:
-        label = ",".join(f"{k}={point.get(k)}" for k in varying) or "all"
-        groups.setdefault(label, []).append(s)
+    for (point, s), folder in zip(runs, dirs):
+        label = folder if None not in dirs else ",".join(f"{k}={point.get(k)}" for k in varying) or "all"
+        groups.setdefault(label, ({k: point.get(k) for k in varying}, []))[1].append(s)
+    first = next(iter(groups), "")
+    varying.sort(key=lambda k: (first.find(f"{k}="), k) if f"{k}=" in first else (len(first), k))
     rows = []
-    for label, ss in groups.items():
-        row = {"point": label, "n": len(ss),
+    for label, (values, ss) in groups.items():
+        row = {"point": label, **{k: values[k] for k in varying}, "n": len(ss),
                "finished": sum(s.get("status") in ("completed", "early_stop") for s in ss),
                "failed": sum(s.get("status") in FAILED for s in ss),
                "success": sum(s.get("t_test") is not None for s in ss) / len(ss)}
