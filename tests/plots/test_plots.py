@@ -39,3 +39,23 @@ def test_every_figure_writes_a_png(run, tmp_path):
     for p in paths:
         assert p.read_bytes()[:4] == PNG and p.stat().st_size > 2000, p
     assert grads.shape == (len(steps), 13) and np.isfinite(grads).all()
+
+
+def test_plot_curves_draws_every_seed_apart_and_names_its_panels(tmp_path, monkeypatch):
+    """Two seeds of one optimizer are two curves of one colour (one legend entry saying 2 runs), never one
+    line zig-zagging between them; a panel's title names its setting."""
+    import pandas as pd
+
+    import groklab.plots.curves as pc
+
+    rows = [{"run": f"{o}/s{s}", "optim.name": o, "optim.lr": 0.001, "step": st, "train/acc": 1.0,
+             "test/acc": st / 100 + s / 10} for o in ("adam", "sgd") for s in (0, 1) for st in (10, 50, 100)]
+    got = {}
+    monkeypatch.setattr(pc, "save", lambda fig, path, dpi=120: got.setdefault("fig", fig) and [path])
+    pc.plot_curves(pd.DataFrame(rows), tmp_path / "c.png", panel="optim.lr", line="optim.name")
+    (ax,) = got["fig"].axes
+    solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    assert len(solid) == 4 and all(list(ln.get_xdata()) == [10, 50, 100] for ln in solid)
+    assert len({ln.get_color() for ln in solid}) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["adam (2 runs)", "sgd (2 runs)"]
+    assert ax.get_title() == "optim.lr = 0.001"

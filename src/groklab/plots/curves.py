@@ -10,19 +10,24 @@ from groklab.plots.style import STYLE, plt, save
 
 
 def plot_curves(df, path: str | Path, panel: str = "task.name", line: str = "run", title: str = "") -> Path:
-    """Train (dashed) and test (solid) accuracy per `line`, one panel per value of `panel`, log-x."""
+    """Train (dashed) and test (solid) accuracy per `line`, one panel per value of `panel`, log-x. A `line`
+    value shared by several runs (seeds) is one colour with one curve per run, never one line joining them."""
     panels = list(dict.fromkeys(df[panel])) if panel in df else [None]
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False, sharey=True)
     for ax, key in zip(axes[0], panels):
         sub = df if key is None else df[df[panel] == key]
-        for i, (name, run) in enumerate(sub.groupby(line, sort=False)):
-            run = run[run["step"] > 0].sort_values("step")
+        for i, (name, group) in enumerate(sub.groupby(line, sort=False)):
             color = f"C{i % 10}"
-            ax.plot(run["step"], run["train/acc"], "--", color=color, lw=1.2)
-            ax.plot(run["step"], run["test/acc"], "-", color=color, lw=1.6, label=str(name))
+            runs = list(group.groupby("run", sort=False)) if "run" in group and line != "run" else [(name, group)]
+            for j, (_, run) in enumerate(runs):
+                run = run[run["step"] > 0].sort_values("step")
+                label = f"{name} ({len(runs)} runs)" if len(runs) > 1 else str(name)
+                ax.plot(run["step"], run["train/acc"], "--", color=color, lw=1.0, alpha=0.8)
+                ax.plot(run["step"], run["test/acc"], "-", color=color, lw=1.4, alpha=0.8,
+                        label=label if j == 0 else None)
         ax.set_xscale("log")
         ax.set_xlabel("step")
-        ax.set_title(str(key) if key is not None else title)
+        ax.set_title(f"{panel} = {key}" if key is not None else title)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
     axes[0][0].set_ylabel("accuracy (train dashed, test solid)")
