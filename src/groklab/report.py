@@ -202,8 +202,12 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
     if not root.is_dir():
         raise ConfigError("report", str(root), "is not a directory")
     figs = experiment_dirs(root)
+    if not figs and find_runs(root):  # a sweep: statistics and curves, no claims
+        from groklab.report_sweep import sweep_page
+
+        return _write_page(sweep_page(root, HEAD, CSS, _img), Path(out) if out else root / "report.html")
     if not figs:
-        raise ConfigError("report", str(root), "holds no experiment; run groklab reproduce first")
+        raise ConfigError("report", str(root), "holds no experiment or run; run groklab reproduce or sweep first")
     sections, summary = [], []
     for d in figs:
         text, claims, counts = _section(d)
@@ -218,7 +222,11 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
             f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {e(headline([c for _, c in summary]))}.</p>"
             f"<table id='verdicts'><tr><th>figure</th><th>claim</th><th>verdict</th></tr>{rows}</table>"
             + "\n".join(sections) + "</body></html>")
-    path = Path(out) if out else root / "report.html"
+    return _write_page(page, Path(out) if out else root / "report.html")
+
+
+def _write_page(page: str, path: Path) -> Path:
+    """Write the report page to `path`, replacing only a report groklab wrote."""
     if path.is_dir():
         raise ConfigError("out", str(path), "is a directory; give a file name such as report.html")
     if path.exists() and not _is_report(path):
