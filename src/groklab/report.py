@@ -202,7 +202,7 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
     if not root.is_dir():
         raise ConfigError("report", str(root), "is not a directory")
     figs = experiment_dirs(root)
-    if not figs and find_runs(root):  # a sweep: statistics and curves, no claims
+    if not figs and next(iter(find_runs(root)), None) is not None:  # a sweep: statistics and curves, no claims
         from groklab.report_sweep import sweep_page
 
         return _write_page(sweep_page(root, HEAD, CSS, _img), Path(out) if out else root / "report.html")
