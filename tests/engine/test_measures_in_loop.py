@@ -11,7 +11,6 @@ from groklab import make_config, train
 from groklab.cli import main
 from groklab.data.sampling import EpochSampler
 from groklab.engine.setup import build
-from groklab.experiments.stats import med_test_loss_corr
 from groklab.measures import MEASURES, measure_schedule, run_measures
 from groklab.store import array_series, load_arrays, read_metrics
 
@@ -45,7 +44,7 @@ def test_a_short_run_with_every_measure_stores_finite_values(tmp_path):
         assert vals and all(math.isfinite(v) for v in vals), key
     assert at[0]["hessian/E_top"] < at[0]["hessian/all_top"]  # a sub-block's top is below the whole's
     s = json.loads((out / "summary.json").read_text())
-    assert 0 < s["measure_share"] < 1 and s["measure_s"] > 0 and med_test_loss_corr(read_metrics(out)) is not None
+    assert 0 < s["measure_share"] < 1 and s["measure_s"] > 0 and sum("progress/MED" in r for r in rows) >= 3
     steps, counts = array_series(out, "tokens/count")
     assert steps.tolist() == [0, 5, 10, 15, 20, 25, 30] and (counts.sum(1) == 16 * 4).all()  # batch 16, 4 tokens
     steps, spec = array_series(out, "fourier/spectrum")

@@ -101,7 +101,7 @@ def test_fig2_claims():
 
 
 def test_half_rise_and_corise_on_smooth_curves():
-    from groklab.measures.curves import half_rise
+    from groklab.experiments.embedding.fig2 import half_rise
 
     steps = np.arange(0, 3001, 25)
     train = 1 - np.exp(-steps / 300)
@@ -181,7 +181,7 @@ def test_fig5_claims():
 
 
 def test_after_grok_counts_each_fall_once():
-    from groklab.measures.curves import after_grok
+    from groklab.experiments.embedding.fig5 import after_grok
 
     acc = [0.1, 0.5, 0.995, 0.8, 0.7, 0.995, 0.95, 0.85, 0.99, 1.0]
     assert after_grok(range(10), acc) == (0.7, 2)  # 0.8 -> 0.7 is one fall; 0.95 is no collapse

@@ -7,7 +7,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from groklab.experiments.stats import med_test_loss_corr
 from groklab.measures.geometry import pca_2d, tsne_2d
 from groklab.measures.landscape import landscape_measures, loss_slice, random_direction
 from groklab.measures.progress import grad_measures, med, norm_measures, token_counts, token_grad_norms
@@ -33,10 +32,18 @@ def test_med_of_a_known_matrix():
 
 
 def test_med_correlation_with_test_loss():
-    rows = [{"step": i, "progress/MED": 10 - i, "test/loss": 5 - 0.3 * i} for i in range(6)]
-    rows.append({"step": 6, "test/loss": 1.0})  # a row without MED is skipped
-    assert med_test_loss_corr(rows) == pytest.approx(1.0)
-    assert med_test_loss_corr(rows[:2]) is None
+    """004's MED study correlates MED with the test loss from the training set's fit on (one definition,
+    beyond/med.py)."""
+    import pandas as pd
+
+    from groklab.experiments.beyond.med import correlations
+
+    rows = [{"run": "r", "step": i, "train/acc": 1.0 if i >= 1 else 0.5, "progress/MED": 10 - i,
+             "test/loss": 5 - 0.3 * i ** 2} for i in range(6)]
+    rows.append({"run": "r", "step": 6, "train/acc": 1.0, "test/loss": 1.0})  # a row without MED is skipped
+    rho, r = correlations(pd.DataFrame(rows))["r"]
+    assert rho == pytest.approx(1.0) and 0.9 < r < 1.0  # monotone (Spearman 1), not linear (Pearson < 1)
+    assert correlations(pd.DataFrame(rows[:3]))["r"] == (None, None)  # fewer than 3 rows from the fit on
 
 
 def test_norms_and_grads_match_a_manual_backward(setup):

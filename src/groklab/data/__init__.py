@@ -3,8 +3,8 @@ from groklab.config.rules import is_prime
 from groklab.data.coverage import coverage, coverage_bound, covered_probability, expected_coverage, token_counts
 from groklab.data.expr import parse_poly
 from groklab.data.splits import SPLITS, Split, make_split
+from groklab.data.tables import KNOWN_TASKS, Table, make_table
 from groklab.data.task import Task, TokenTask, make_task
-from groklab.data.tasks import KNOWN_TASKS, Table, make_table
 
 __all__ = ["make_table", "Table", "KNOWN_TASKS", "is_prime", "parse_poly", "make_split", "Split", "SPLITS",
            "token_counts", "coverage", "coverage_bound", "covered_probability", "expected_coverage", "Task",

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from groklab.data.tasks import Table
+from groklab.data.tables import Table
 from groklab.errors import ConfigError
 
 

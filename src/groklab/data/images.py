@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from groklab.data.tasks import OnTable, Table
+from groklab.data.tables import OnTable, Table
 from groklab.errors import ConfigError
 
 MAX_GRIDS = 200_000  # rendered whole, in memory: entries ** (cells ** 2) must stay below this

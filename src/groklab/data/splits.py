@@ -11,7 +11,7 @@ from scipy.sparse.csgraph import maximum_flow
 
 from groklab.config import SPLITS
 from groklab.config.rules import split_rules
-from groklab.data.tasks import Table
+from groklab.data.tables import Table
 from groklab.errors import ConfigError
 
 UNIFORM_TRIES = 5

@@ -13,7 +13,7 @@ import torch
 
 from groklab.data.encoding import encode, seq_len, vocab_size
 from groklab.data.images import make_image_task
-from groklab.data.tasks import OnTable, Table, make_table
+from groklab.data.tables import OnTable, Table, make_table
 
 
 class Task(Protocol):

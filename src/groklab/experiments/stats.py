@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
 import numpy as np
 import pandas as pd
@@ -68,19 +68,6 @@ def _missing(v) -> bool:
 
 def _py(v):
     return v.item() if hasattr(v, "item") else v
-
-
-def med_test_loss_corr(rows: Sequence[dict]) -> Optional[float]:
-    """Spearman correlation of progress/MED with test/loss over the metric rows holding both (004: MED moves
-    with the test loss)."""
-    pairs = [(r["progress/MED"], r["test/loss"]) for r in rows
-             if r.get("progress/MED") is not None and r.get("test/loss") is not None]
-    if len(pairs) < 3:
-        return None
-    from scipy.stats import spearmanr
-
-    rho = spearmanr(*zip(*pairs)).statistic
-    return None if not np.isfinite(rho) else float(rho)
 
 
 def mean_ci(values: Iterable[Optional[float]], level: float = 0.95) -> dict:

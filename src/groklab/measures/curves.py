@@ -15,12 +15,6 @@
   where it reaches 0.1 and t_90 the first where it reaches 0.9; rise_time = t_90 - onset. They need no fit, so
   a curve that learns without a plateau has them too.
 - drops: how many times test accuracy fell by at least `drop` between consecutive evals (002's oscillation).
-- half_rise (000's "rise together", on a finished curve): the first eval step where an accuracy curve has
-  covered half of its own rise, from its first to its last value; comparing the train and test curves' half
-  rises needs no threshold either curve may never reach.
-- after_grok (000's "groks and then collapses"): from the first eval at which test accuracy reaches `high`, its
-  lowest value and the number of collapses -- falls below `low`, each counted once until the curve is back at
-  `high` -- so a run that collapses and recovers shows it, whatever its final value.
 The resolution of every step is the eval schedule (004 evaluates every 100 epochs).
 """
 from __future__ import annotations
@@ -120,29 +114,6 @@ def grok_events(steps: Sequence[int], train_acc: Sequence[float], test_acc: Sequ
     for s, a, b in zip(steps, train_acc, test_acc):
         tr.update(int(s), float(a), float(b))
     return tr.events()
-
-
-def half_rise(steps: Sequence[int], acc: Sequence[float], min_rise: float = 0.05) -> Optional[int]:
-    """First step with acc >= a0 + (a_end - a0) / 2; None when the curve rose by less than `min_rise`."""
-    if not len(acc) or acc[-1] - acc[0] < min_rise:
-        return None
-    level = acc[0] + (acc[-1] - acc[0]) / 2
-    return next(int(s) for s, a in zip(steps, acc) if a >= level)
-
-
-def after_grok(steps: Sequence[int], acc: Sequence[float], high: float = 0.99,
-               low: float = 0.9) -> tuple[Optional[float], int]:
-    """(lowest test acc from the first eval >= high on, collapses below low); (None, 0) if high is never reached."""
-    start = next((i for i, a in enumerate(acc) if a >= high), None)
-    if start is None:
-        return None, 0
-    n, down = 0, False
-    for a in acc[start:]:
-        if not down and a < low:
-            n, down = n + 1, True
-        elif down and a >= high:
-            down = False
-    return float(min(acc[start:])), n
 
 
 def rise_over(steps: Sequence[int], train_acc: Sequence[float], test_acc: Sequence[float], floor: float = 0.0,

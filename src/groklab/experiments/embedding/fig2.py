@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_mean, median_censored, per_seed, run_table
-from groklab.measures.curves import half_rise
 from groklab.plots.curves import acc_grid
 
 NAME = "fig2"
@@ -112,3 +112,14 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                {"median_ratio": median_censored(delay), "mean": m["mean"], "lo": m["lo"], "hi": m["hi"],
                 "threshold": DELAY}, m["lo"] is not None and m["lo"] > DELAY)
     return [c0, c1, c2, c3, c4]
+
+
+def half_rise(steps: Sequence[int], acc: Sequence[float], min_rise: float = 0.05) -> Optional[int]:
+    """000's "rise together", on a finished curve: the first eval step where an accuracy curve has covered half of
+    its own rise, from its first to its last value (a0 + (a_end - a0) / 2): comparing the train and test curves'
+    half rises needs no threshold either curve may never reach. None when the curve rose by less than
+    `min_rise`."""
+    if not len(acc) or acc[-1] - acc[0] < min_rise:
+        return None
+    level = acc[0] + (acc[-1] - acc[0]) / 2
+    return next(int(s) for s, a in zip(steps, acc) if a >= level)

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_diff, median_censored, per_seed, run_table
-from groklab.measures.curves import after_grok
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
 
@@ -154,3 +154,21 @@ def claims(t) -> list[Claim]:
               "groks counts 0)", {},
               {**agg_large, "tasks_holding": sum(ok_large)}, all(ok_large) and bool(ok_large)),
     ]
+
+
+def after_grok(steps: Sequence[int], acc: Sequence[float], high: float = 0.99,
+               low: float = 0.9) -> tuple[Optional[float], int]:
+    """000's "groks and then collapses": from the first eval at which test accuracy reaches `high`, its lowest
+    value and the number of collapses (falls below `low`, each counted once until the curve is back at `high`),
+    so a run that collapses and recovers shows it whatever its final value; (None, 0) if `high` is never
+    reached."""
+    start = next((i for i, a in enumerate(acc) if a >= high), None)
+    if start is None:
+        return None, 0
+    n, down = 0, False
+    for a in acc[start:]:
+        if not down and a < low:
+            n, down = n + 1, True
+        elif down and a >= high:
+            down = False
+    return float(min(acc[start:])), n
