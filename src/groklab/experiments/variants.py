@@ -61,8 +61,9 @@ def curves(df: pd.DataFrame, path: Path, title: str, order: list[str]) -> list[P
     return acc_grid(df, path, rows=None, cols="panel", line="variant", title=title, order={"variant": order})
 
 
-def oscillation(df: pd.DataFrame, drop: float = 0.05) -> dict[str, int]:
-    """run -> number of test-accuracy drops of at least `drop` between consecutive evals after go_step."""
+def drops_after_go(df: pd.DataFrame, drop: float = 0.05) -> dict[str, int]:
+    """run -> number of test-accuracy drops of at least `drop` between consecutive evals from go_step on (the
+    run summary's `drops` counts them over the whole run)."""
     t = events(df).set_index("run")
     out = {}
     for run, g in df.dropna(subset=["test/acc"]).groupby("run"):

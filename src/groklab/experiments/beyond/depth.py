@@ -25,7 +25,7 @@ from pathlib import Path
 from groklab.experiments.beyond.profile import base_overrides
 from groklab.experiments.controls import Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.variants import curves, oscillation, per_variant, variant_of
+from groklab.experiments.variants import curves, drops_after_go, per_variant, variant_of
 
 NAME = "depth"
 CONTROLS = [Control("layers1/*", "the 1-layer model", 0.99)]  # fluctuations after grokking need grokking
@@ -46,7 +46,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     u, low = per_variant(df, "u_acc", order), per_variant(df, "l_acc", order)
     amp = {v: [None if a is None or b is None else a - b for a, b in zip(u[v], low[v])] for v in u}
     drops = {}
-    for run, n in (oscillation(df) if not df.empty else {}).items():
+    for run, n in (drops_after_go(df) if not df.empty else {}).items():
         drops.setdefault(variant_of(run), []).append(n)
     return figs, claims(amp, drops)
 
