@@ -66,3 +66,16 @@ def test_each_archive_reads_as_a_dataframe(archive):
     index = read_index(archive)
     assert 1 <= df["run"].str.split("/").str[0].nunique() <= len(index["studies"])
     assert {"step", "test/acc", "train/acc"} <= set(df.columns)
+
+
+def test_reproduce_from_python_returns_one_row_per_claim(tmp_path):
+    """groklab.reproduce: the CLI's command from Python, its claims as a DataFrame (here re-judged from an
+    archive, so nothing trains)."""
+    import groklab
+
+    df = groklab.reproduce("investigation/landscape", tmp_path / "rj", source=ROOT / "results" / "investigation-quick",
+                           echo=lambda *_: None)
+    archived = json.loads((ROOT / "results" / "investigation-quick" / "landscape" / "claims.json").read_text())
+    assert list(df.columns[:5]) == ["figure", "id", "kind", "verdict", "reason"]
+    assert list(df["id"]) == [c["id"] for c in archived["claims"]]
+    assert list(df["verdict"]) == [c["verdict"] for c in archived["claims"]]
