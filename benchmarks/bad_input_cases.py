@@ -246,6 +246,8 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
                                           "--out", "{tmp}/mine"], "archive|mine", 2, []),
     ("measure-ckpt-random", ["measure", "{run}", "--at", "30"], "run:ckpt-random", 2, []),
     ("check-a-file", ["check", "{file}"], "file", 2, []),
+    ("resume-ckpt-no-tracker", ["train", "--resume", "{run}", "steps=40"], "run:ckpt-no-tracker", 2, []),
+    ("check-ckpt-no-tracker", ["check", "{run}"], "run:ckpt-no-tracker", 1, []),
     ("report-markdown-damaged-archive", ["report", "{tmp}/archive", "--markdown"], "archive:claims-trunc", 2, []),
     ("reproduce-div-composite", ["reproduce", "embedding/fig6", "p=10", "--out", "{tmp}/r"], "", 2, ["{tmp}/r"]),
 ]

@@ -62,6 +62,10 @@ def _damage(run: Path, how: str) -> None:
     elif how == "summary-types":  # strings where the summary holds numbers (a run, or a tree's first run)
         f = run / "summary.json" if (run / "summary.json").exists() else next(run.rglob("summary.json"))
         f.write_text(json.dumps({**json.loads(f.read_text()), "steps": "thirty", "t_train": "soon"}))
+    elif how == "ckpt-no-tracker":  # a checkpoint written by another program: weights, no training state
+        import torch
+        ckpt = torch.load(run / "ckpt.pt", weights_only=True)
+        torch.save({k: v for k, v in ckpt.items() if k != "tracker"}, run / "ckpt.pt")
     elif how == "ckpt-random":
         (run / "ckpt.pt").write_bytes(os.urandom(2000))
     elif how == "runs-trunc":

@@ -22,7 +22,7 @@ from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, RunBusy, StoreError, notice
 from groklab.measures import GrokTracker, measure_schedule
 from groklab.store import RunStore, is_run
-from groklab.store.run import RESUME_HINT
+from groklab.store.run import RESUME_HINT, RESUME_KEYS
 
 MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a finished one, else new
 # settings that may differ between a checkpoint and the config it resumes under
@@ -94,6 +94,10 @@ class RunRecord:
         self.resume = True
         if store.has_checkpoint():
             self.ckpt = store.load_checkpoint()
+            lacks = [k for k in RESUME_KEYS if k not in self.ckpt]
+            if lacks:  # e.g. weights only (an archive's), or written by another program
+                raise store.error("checkpoint", f"lacks {', '.join(lacks)}: a run cannot resume from it; "
+                                  "train a new run")
             self.start = self.ckpt["step"]
             stored = self.ckpt.get("config")  # checkpoints since 0.2 carry the config they were trained with
             diff = differences(stored, store.config(), RESUMABLE_CHANGES) if stored is not None else []

@@ -6,7 +6,7 @@ from pathlib import Path
 from groklab.config import make_config
 from groklab.errors import ConfigError
 from groklab.store.lock import holder
-from groklab.store.run import RunStore
+from groklab.store.run import RESUME_KEYS, RunStore
 from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest, read_partial
 
 
@@ -25,6 +25,9 @@ def check_run(path: Path) -> dict:
         out.update(rows=len(rows), status=summary.get("status", "no summary"), steps=summary.get("steps"))
         if store.has_checkpoint():
             ckpt = store.load_checkpoint()
+            lacks = [k for k in RESUME_KEYS if k not in ckpt]
+            if lacks and not ckpt.get("archived"):  # an archive lays out weights only, and says so
+                raise store.error("checkpoint", f"lacks {', '.join(lacks)}: a run cannot resume from it")
             kept = [r for r in rows if r["step"] <= ckpt["step"]]
             expected = ckpt.get("n_rows")
             if expected is not None and expected != len(kept):

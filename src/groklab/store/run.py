@@ -38,6 +38,7 @@ CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
 # in results archives, so re-judging reads it instead of recomputing it from the weights
 # how to go on from a used directory, for the CLI and for Python alike
 RESUME_HINT = "already holds a run; resume it (groklab train --resume DIR, or train(resume=DIR)) or pick a new out"
+RESUME_KEYS = ("model", "optimizer", "tracker", "wall_s", "eval_s", "last_eval", "last")  # what a resume reads
 ANALYSIS = "analysis"
 
 
