@@ -81,9 +81,14 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
                     ax.set_xlabel("step")
                 if j == 0:
                     ax.set_ylabel("accuracy")
-        # top right, or the last panel with lines (a partial tree leaves panels empty)
-        labelled = [ax for ax in [axes[0][-1], *axes.flat[::-1]] if ax.get_legend_handles_labels()[1]]
-        if labelled:
-            labelled[0].legend(loc="lower right", title="test solid, train dashed", title_fontsize=6)
+        # one legend below the panels, never over a curve (the first panel with lines: a partial tree leaves some empty)
+        labelled = [ax for ax in axes.flat if ax.get_legend_handles_labels()[1]]
         fig.suptitle(title)
-        return save(fig, path, pdf=True)
+        fig.tight_layout()
+        if labelled:
+            handles, labels = labelled[0].get_legend_handles_labels()
+            rows_of_labels = -(-len(labels) // 4)
+            fig.subplots_adjust(bottom=min(0.5, (0.85 + 0.18 * rows_of_labels) / fig.get_size_inches()[1]))
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False,
+                       title="median over seeds (band: min-max); test solid, train dashed", title_fontsize=6)
+        return save(fig, path, pdf=True, tight=False)

@@ -37,17 +37,18 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 
 def label(df):
-    """Optimizer label per row: 'adam' (c = 1), 'adam_lr c=<c>' or 'adam_lr adaptive c'."""
-    c = df["optim.c"].map("adam_lr c={:g}".format)
+    """Optimizer label per row, in the paper's words: 'Adam' (c = 1), 'Adam-LR, c = <c>' or 'Adam-LR, adaptive c'."""
+    c = df["optim.c"].map("Adam-LR, c = {:g}".format)
     adaptive = df["optim.c_mode"] == "adaptive"
-    return c.where(df["optim.c"] != 1.0, "adam").where(~adaptive, "adam_lr adaptive c")
+    return c.where(df["optim.c"] != 1.0, "Adam").where(~adaptive, "Adam-LR, adaptive c")
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = []
     if not df.empty:
         figs = acc_grid(df.assign(optimizer=label(df)), out / "fig6", rows=None, cols="task.name",
-                        line="optimizer", title="Fig. 6: Adam vs Adam-LR", order={"task.name": list(TASKS)})
+                        line="optimizer", title=f"Adam vs Adam-LR ({profile} profile: p = {int(df['p'].iloc[0])}; "
+                        "the paper's Fig. 6 is at p = 97)", order={"task.name": list(TASKS)})
     return figs, claims(run_table(df), run_table(df, test_thr=0.95))
 
 
