@@ -116,14 +116,17 @@ def _claims_table(claims: list[dict]) -> str:
     e = html.escape
     rows = ["<table class='claims'><tr><th>claim</th><th>statistic</th><th>aggregate</th>"
             "<th>per seed</th><th>verdict</th></tr>"]
+    before = None
     for c in claims:
         per = "<br>".join(f"{e(k)}: {e(_fmt(v))}" for k, v in c.get("per_seed", {}).items())
+        statistic = "<i>as above</i>" if c["statistic"] == before else e(c["statistic"])
+        before = c["statistic"]
         note = f"<br><i>{e(c['note'])}</i>" if c.get("note") else ""
         kind = " <i>(measurement: our own check, not counted among the paper's claims)</i>" \
             if c.get("kind") == "measurement" else ""
         quote = (f"<blockquote>“{e(c['quote'])}” ({e(c.get('where') or '')})</blockquote>"
                  if c.get("quote") else "")
-        rows.append(f"<tr><td><b>{e(c['id'])}</b>{kind}<br>{e(c['text'])}{quote}</td><td>{e(c['statistic'])}</td>"
+        rows.append(f"<tr><td><b>{e(c['id'])}</b>{kind}<br>{e(c['text'])}{quote}</td><td>{statistic}</td>"
                     f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td>"
                     f"<td>{_verdict_html(c)}{note}</td></tr>")
     return "\n".join(rows) + "</table>"
@@ -135,6 +138,20 @@ def _assumptions(rows: list[dict]) -> str:
                     f"<td>{e(str(a['other'])) if a.get('arm') else '–'}</td></tr>" for a in rows)
     return ("<h3>Settings the paper does not state</h3><table><tr><th>field</th><th>ours</th><th>why</th>"
             f"<th>also run with (sensitivity arm)</th></tr>{items}</table>")
+
+
+def _provenance(sessions: list[dict]) -> str:
+    """Who trained these runs: per call of reproduce, its command, groklab version and commit, torch, cores,
+    date (a tree made before sessions were recorded has none)."""
+    e = html.escape
+    lines = []
+    for x in sessions:
+        m = x.get("machine") or {}
+        verb = "re-judged" if "from" in x else "trained"
+        lines.append(f"{verb} by <code>{e(str(x.get('command', '?')))}</code>: groklab {e(str(m.get('groklab', '?')))} "
+                     f"(commit {e(str(m.get('commit') or '?'))}), torch {e(str(m.get('torch', '?')))}, "
+                     f"{e(str(m.get('cores', '?')))} cores, {e(str(m.get('date', '?')))}")
+    return "<p class='provenance'>" + ("<br>".join(lines) or "no record of the calls that made these runs") + "</p>"
 
 
 def _controls(rows: list[dict]) -> str:
@@ -158,6 +175,7 @@ def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
              f"<p class='paper'><b>Paper:</b> {e(man['paper'])}</p>",
              f"<p>profile <code>{e(man['profile'])}</code>, {man['seeds']} seeds, {len(status)} runs"
              + (f", analysed in {doc['wall_s']} s" if doc else "") + "</p>"]
+    parts += [_provenance(man.get("sessions", []))]
     claims = doc["claims"] if doc else []
     if doc:
         for f in doc["figures"]:
