@@ -39,3 +39,26 @@ def test_random_config_is_accepted_or_refused_in_one_line(data):
     # accepted: every float finite, every seed in range, and the config survives its own round trip
     assert make_config(base=cfg.to_dict()) == cfg
     assert 0 <= cfg.seed < 2**31 and 0 <= cfg.split.seed < 2**31
+
+
+OVERRIDE_TEXT = st.one_of(
+    st.text(max_size=40),  # anything a user can type
+    st.builds(lambda k, v: f"{k}={v}", st.sampled_from(KEYS), st.one_of(
+        st.text(max_size=12), st.sampled_from(NAMES), st.integers().map(str),
+        st.sampled_from(["[1,2", "{a: 1}", "!!python/object:os.system", "&a [*a]", "0x10", "1:00", "011", "~", "'",
+                         "true", "yes", "1e400", ".inf", "-.nan", "[true, 0.9]", "a" * 300]))),
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OVERRIDE_TEXT, max_size=4))
+def test_any_override_strings_give_a_config_or_one_config_error(overrides):
+    """Property over the command line's `key=value` strings (parsed as YAML 1.2 scalars): a valid Config or one
+    ConfigError line naming the field, never another exception."""
+    try:
+        cfg = make_config(list(overrides))
+    except ConfigError as err:
+        text = str(err)
+        assert text and "\n" not in text and len(text) < 1500
+        return
+    assert make_config(base=cfg.to_dict()) == cfg
