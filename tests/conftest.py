@@ -73,3 +73,14 @@ def interrupt_and_resume(cfg, tmp_path, monkeypatch, sampler_cls, at: int):
     monkeypatch.setattr(sampler_cls, "batch", original)
     train(resume=tmp_path / "cut")
     return full, tmp_path / "full", tmp_path / "cut"
+
+
+def tiny_sweep(root, grid: str = "grid: {optim.lr: [0.01, 0.003]}\nseeds: 2\n"):
+    """A finished sweep of tiny runs below `root`/s (the grid and seeds given as YAML lines); returns its folder."""
+    from groklab.cli import main
+
+    f = root / "g.yaml"
+    f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 20, eval: {every: 5},\n"
+                 "       progress: false}\n" + grid)
+    assert main(["sweep", str(f), "--out", str(root / "s"), "--quiet"]) == 0
+    return root / "s"

@@ -81,12 +81,10 @@ def test_report_renders_in_headless_chromium(tree, tmp_path):
 def test_a_sweep_gets_a_report_with_its_grid_statistics_and_curves(tmp_path):
     """`groklab report` of a sweep (which has no claims) shows the sweep file, the per-point table and the curves,
     where it used to refuse it ("holds no experiment")."""
+    from conftest import tiny_sweep
     from groklab.cli import main
 
-    f = tmp_path / "g.yaml"
-    f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 20, eval: {every: 5},\n"
-                 "       progress: false}\ngrid: {optim.lr: [0.01, 0.003]}\nseeds: 2\n")
-    assert main(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    tiny_sweep(tmp_path)
     assert main(["report", str(tmp_path / "s")]) == 0
     page = (tmp_path / "s" / "report.html").read_text()
     assert "groklab sweep:" in page and "optim.lr=0.003" in page and "2 grid point(s), 4 runs" in page

@@ -53,12 +53,10 @@ def test_a_failed_write_leaves_the_old_file_whole(tmp_path, monkeypatch, writer,
 
 
 def test_a_report_that_cannot_be_written_keeps_the_old_one(tmp_path, monkeypatch):
+    from conftest import tiny_sweep
     from groklab.cli import main
 
-    f = tmp_path / "g.yaml"
-    f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 10, eval: {every: 5},\n"
-                 "       progress: false}\nseeds: 1\n")
-    assert main(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    tiny_sweep(tmp_path, "seeds: 1\n")
     assert main(["report", str(tmp_path / "s")]) == 0
     page = (tmp_path / "s" / "report.html").read_bytes()
     _fail(monkeypatch, "fsync", errno.ENOSPC)
