@@ -12,7 +12,7 @@ from groklab.errors import ConfigError
 from groklab.numberline.fourier import fourier_geometry, is_consecutive
 from groklab.numberline.numbers import numeral, parse_numbers
 from groklab.numberline.probe import direction, fit_x, layer_rows, orient
-from groklab.numberline.spec import NumberlineSpec, parse_layers
+from groklab.numberline.spec import NumberlineSpec, check_folds, parse_layers
 from groklab.store import atomic_write, check_out, clean, make_out, write_json
 
 
@@ -99,6 +99,7 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
                 raise ConfigError(key, value, "only with --model; --run reads the embedding rows of 0..p-1")
         E, p, model = run_embedding(spec.run)
         n = np.arange(p, dtype=np.float64)
+        check_folds(spec, len(n))
         H, layers, n_layers = {"E": E}, ["E"], None
         meta["source"] = {"run": str(spec.run), "p": p, "d_emb": E.shape[1], "model": model}
     else:
@@ -106,6 +107,7 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
 
         hf.check_model_dir(spec.model)
         n = parse_numbers(spec.numbers or "1:1000")
+        check_folds(spec, len(n))  # before the model is loaded
         hf.split_template(spec.template)
         lm = hf.load(spec.model, resolve_device(spec.device), spec.dtype)
         n_layers = lm.n_layers

@@ -6,7 +6,10 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from groklab.config import config_error
+from groklab.engine.budget import allow_large
 from groklab.errors import ConfigError
+
+MAX_BOOTSTRAP = 10_000  # pairs-bootstrap resamples of the beta fit: 10,000 already give a 95% CI to ~0.5%
 
 
 class NumberlineSpec(BaseModel):
@@ -28,7 +31,7 @@ class NumberlineSpec(BaseModel):
     batch_size: int = Field(16, ge=1)  # texts per forward pass
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"  # model weights while extracting
-    seed: int = 0  # K-fold shuffling, bootstrap
+    seed: int = Field(0, ge=0, le=2**31 - 1)  # K-fold shuffling, bootstrap (scikit-learn's random_state range)
 
 
 def make_spec(**kw) -> NumberlineSpec:
@@ -41,6 +44,9 @@ def make_spec(**kw) -> NumberlineSpec:
         raise ConfigError("model", spec.model, "give exactly one of --model PATH or --run RUN_DIR")
     if spec.folds == 1:
         raise ConfigError("folds", 1, "0 (in-sample PLS) or K >= 2 folds")
+    if spec.bootstrap > MAX_BOOTSTRAP and not allow_large():
+        raise ConfigError("bootstrap", spec.bootstrap, f"at most {MAX_BOOTSTRAP:,} resamples (each refits the line "
+                                                       "for every layer); pass --allow-large for more")
     if spec.run is not None:
         for name in ("intervene", "numbers"):
             if getattr(spec, name) is not None:
@@ -50,6 +56,12 @@ def make_spec(**kw) -> NumberlineSpec:
     if spec.model is not None and spec.template.count("{n}") != 1:
         raise ConfigError("template", spec.template, "must contain '{n}' exactly once, e.g. 'The number {n}'")
     return spec
+
+
+def check_folds(spec: NumberlineSpec, count: int) -> None:
+    """K-fold PLS needs at least K numbers (each fold holds one out at least)."""
+    if spec.folds > count:
+        raise ConfigError("folds", spec.folds, f"at most the {count} numbers analysed (or 0: in-sample PLS)")
 
 
 def parse_layers(text: str, n_layers: int) -> list[int]:
