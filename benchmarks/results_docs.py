@@ -41,14 +41,15 @@ def headline(archive: str) -> str:
     """'N of M paper claims hold, K do not (J measurements beside), in S studies (R runs; T of training and
     analysis at G GFLOP/s; torch B)'."""
     from groklab.store import read_claims
-    from groklab.store.archive import read_index
+    from groklab.store.archive import archived_runs, read_index
 
     index = read_index(ROOT / archive)
     judged = {s: read_claims(ROOT / archive / s) for s in index["studies"]}
     docs = [d for d in judged.values() if d]
-    part = [f"{s} part-way: {index['studies'][s]['runs']} runs" for s, d in judged.items() if not d]
+    held = {s: sum(not r.get("missing") for r in archived_runs(ROOT / archive / s)) for s in index["studies"]}
+    part = [f"{s} part-way: {held[s]} of {index['studies'][s]['runs']} runs" for s, d in judged.items() if not d]
     claims = [c for d in docs for c in d["claims"]]
-    runs = sum(s["runs"] for s in index["studies"].values())
+    runs = sum(held.values())
     trained = [s for s in index["sessions"] if "from" not in s]  # re-judging sessions train nothing
     machines = [s["machine"] for s in trained if s.get("machine")]
     speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
