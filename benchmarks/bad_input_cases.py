@@ -238,7 +238,7 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
      ["{tmp}/s"]),
     ("sweep-grid-bad-point", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {task.K: [2, 3]}", 2,
      ["{tmp}/s"]),
-    ("sweep-base-bool-number", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {progress: [1]}", 2,
+    ("sweep-base-bool-number", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"], "grid:grid: {stop.early: [1]}", 2,
      ["{tmp}/s"]),
     ("train-threads-word", ["train", *TINY, "--threads", "all", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
     ("demo-threads-0", ["demo", "--threads", "0", "--out", "{tmp}/d"], "", 2, ["{tmp}/d"]),

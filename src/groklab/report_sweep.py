@@ -12,6 +12,7 @@ from pathlib import Path
 
 from groklab.plots.curves import plot_curves
 from groklab.store import load_runs
+from groklab.store.tree import SWEEP
 from groklab.sweep.summarize import format_table, summarize
 
 
@@ -20,7 +21,7 @@ def sweep_page(root: Path, head: str, css: str, img) -> str:
     e = html.escape
     df = summarize(root)
     varying = [c for c in df.columns[1:list(df.columns).index("n")]]
-    grid = root / "sweep.yaml"
+    grid = root / SWEEP
     runs = load_runs(root)
     figure = ""
     if not runs.empty:

@@ -40,13 +40,12 @@ def is_prime(n: int) -> bool:
     return all(n % d for d in range(2, int(n ** 0.5) + 1))
 
 
-def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None = None) -> None:
+def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None = None, known: tuple = ()) -> None:
     """A task's arguments against each other: the one place these rules live, used by the config and by
-    data.make_table (which passes `poly_cost`, the elementwise operations per row of the parsed expression)."""
-    from groklab.config.schema import TASK_NAMES
-
-    if name not in TASK_NAMES:
-        raise ConfigError("task.name", name, f"must be one of {', '.join(TASK_NAMES)}")
+    data.make_table (which passes `poly_cost`, the elementwise operations per row of the parsed expression, and
+    `known`, the task names: the config's schema checks the name itself)."""
+    if known and name not in known:
+        raise ConfigError("task.name", name, f"must be one of {', '.join(known)}")
     if not isinstance(p, int) or isinstance(p, bool) or p < 2:
         raise ConfigError("p", p, "must be an integer ≥ 2")
     if name in BINARY and p * p > max_rows:

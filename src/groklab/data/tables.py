@@ -40,7 +40,7 @@ def make_table(name: str, p: int, expr: str | None = None, K: int = 2, max_rows:
     """The full table of task `name` over Z_p (div: b != 0; sum: K operands), its arguments checked by the
     config's rules (config/rules.py), the polynomial's cost included."""
     cost = parse_poly(expr).cost if name == "poly" and isinstance(expr, str) and expr else None
-    task_rules(name, p, expr, K, max_rows, cost)
+    task_rules(name, p, expr, K, max_rows, cost, KNOWN_TASKS)
     if name == "sum":
         # Row i holds the base-p digits of i, most significant first: lexicographic order.
         i = torch.arange(p**K)
