@@ -135,7 +135,10 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         results = unpack(source, list(configs), root)
     else:
         results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
-    stale = _stale(root, every, set(configs) if not train_missing else set(archived)) if source is not None else {}
+    if source is not None:  # the configs this study makes today for the runs laid out from the archive
+        wanted = configs if not train_missing else {s.name: make_config(list(s.overrides)).to_dict()
+                                                    for s in every if s.name in set(archived)}
+    stale = _stale(root, wanted) if source is not None else {}
     if stale:
         first = next(iter(stale.items()))
         echo(f"  {module.NAME}: {len(stale)} archived runs were trained with configs this study no longer makes "
@@ -194,16 +197,14 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
     return figures, judge_arms(module, claims, judged, profile), controls
 
 
-def _stale(root: Path, specs: list, names: set) -> dict[str, str]:
-    """Run -> the first config difference between an archived run laid out below `root` and the config the
-    study makes for it today (none: the archive is today's study)."""
+def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
+    """Run -> the first difference between an archived run laid out below `root` and `wanted`, the resolved
+    config the study makes for it today (none: the archive is today's study)."""
     out = {}
-    for s in specs:
-        if s.name in names:
-            diff = differences(RunStore(root / s.name).config(), make_config(list(s.overrides)).to_dict(),
-                               ignore=("progress",))
-            if diff:
-                out[s.name] = diff[0]
+    for name, cfg in wanted.items():
+        diff = differences(RunStore(root / name).config(), cfg, ignore=("progress",))
+        if diff:
+            out[name] = diff[0]
     return out
 
 
