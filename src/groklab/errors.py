@@ -8,7 +8,7 @@ class ConfigError(ValueError):
 
     def __init__(self, field: str, value, allowed: str):
         self.field, self.value, self.allowed = field, value, allowed
-        super().__init__(f"{field}={_short(value)}: {allowed}")
+        super().__init__(f"{_printable(field)}={_short(value)}: {_printable(allowed)}")
 
     def __reduce__(self):  # picklable, so a process-pool or Ray worker's refusal reaches the parent whole
         plain = isinstance(self.value, (int, float, str, type(None))) and len(_short(self.value)) < 200
@@ -50,6 +50,13 @@ def _short(value, limit: int = 200) -> str:
     never spends time or memory formatting one (reprlib stops at a few items and levels)."""
     text = _REPR.repr(value)
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _printable(text) -> str:
+    """text with every non-printable character escaped (a key typed as `a\\nb=1` is named, not broken over two
+    lines): the error stays one line whatever the user typed."""
+    text = str(text)
+    return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 class _Shown(str):
