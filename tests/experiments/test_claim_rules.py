@@ -2,7 +2,7 @@
 import pytest
 
 from groklab.experiments.claims import every, sooner, time_claim
-from groklab.experiments.survival import Censored
+from groklab.survival import Censored
 
 N = Censored(20000)  # a run that ends at the horizon without the event
 

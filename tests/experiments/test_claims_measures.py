@@ -181,7 +181,7 @@ def test_adaptive_c_claims_on_given_times_and_frequencies():
     assert not c["adaptive_mean_no_later_than_fixed_c10"].holds and c["adaptive_row_no_later_than_fixed_c10"].holds
     assert not c["f_E_below_one_only_where_tokens_are_rare"].holds
     assert not any(x.holds for x in adaptive.claims({}, {}))
-    from groklab.experiments.survival import Censored
+    from groklab.survival import Censored
 
     times[512, "random", "mean"] = [1050.0, 1150.0, Censored(3000)]  # one run never grokked: no mean to compare
     c = {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"]

@@ -6,7 +6,7 @@ import pytest
 from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
-from groklab.experiments.survival import Censored
+from groklab.survival import Censored
 
 TINY = ("model.d_emb=8", "model.d_hidden=16", "steps=30", "eval.every=10")
 STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "landscape"}

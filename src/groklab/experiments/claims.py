@@ -24,7 +24,7 @@ import pandas as pd
 
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import select
-from groklab.experiments.survival import Censored, concordance, km_median
+from groklab.survival import Censored, concordance, km_median
 
 ALPHA = 0.05
 Verdict = tuple  # (holds: bool | None, reason: str, why: str)

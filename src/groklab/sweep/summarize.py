@@ -1,5 +1,9 @@
-"""Statistics over seeds: per grid point (named as its directory, each varying setting also its own column),
-mean ± std and median of t_train, t_test, gap, final accuracies."""
+"""Statistics over seeds, per grid point (named as its directory, each varying setting also its own column).
+
+Event times (t_train, t_test, gap) that some runs never reach are right-censored: a run that ended at step s
+without the event says only "later than s". They get a Kaplan-Meier median with its 95% interval and the count
+of runs that reached them, never a mean over the runs that happened to arrive (which favours the grid point
+whose slow seeds failed). Final accuracies, which every run has, get mean ± std and median."""
 from __future__ import annotations
 
 import math
@@ -9,9 +13,10 @@ from pathlib import Path
 from groklab.config import flatten
 from groklab.errors import ConfigError
 from groklab.store import RunStore, archive, find_runs
+from groklab.survival import Censored, km_median
 from groklab.sweep.plan import seed_keys_of
 
-EVENTS = ("t_train", "t_test", "gap")  # undefined when not reached: stats over the runs that reached them
+EVENTS = ("t_train", "t_test", "gap")  # censored where not reached: Kaplan-Meier medians
 FINALS = ("final/train_acc", "final/test_acc")
 FAILED = ("diverged", "failed")  # statuses of runs that ended without a result
 IGNORED = ("progress", "checkpoint_every", "device", "track.")  # settings that do not change the science
@@ -21,6 +26,28 @@ def _stats(values: list) -> dict:
     v = [x for x in values if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return {"mean": statistics.fmean(v) if v else None, "std": statistics.stdev(v) if len(v) > 1 else None,
             "median": statistics.median(v) if v else None}
+
+
+def _event(s: dict, key: str):
+    """A run's time to `key`: the step, `Censored(step it was last seen at)`, or None where it says nothing
+    (gap needs the fit: a run that never fit has no gap, not a late one)."""
+    last = float(s.get("steps") or 0)
+    if key == "gap":
+        if s.get("t_train") is None:
+            return None
+        return float(s["gap"]) if s.get("gap") is not None else Censored(max(0.0, last - s["t_train"]))
+    return float(s[key]) if s.get(key) is not None else Censored(last)
+
+
+def _event_stats(summaries: list, key: str) -> dict:
+    """{median, lo, hi, reached, n}: the Kaplan-Meier median time to `key` and its 95% interval (None: beyond
+    what the runs saw), and how many of the n runs that can have it reached it."""
+    times = [t for t in (_event(s, key) for s in summaries) if t is not None]
+    out = {"median": None, "lo": None, "hi": None, "reached": 0, "n": len(times)}
+    if times:
+        km = km_median(times, max(float(t) for t in times))
+        out.update(median=km["median"], lo=km["lo"], hi=km["hi"], reached=km["events"])
+    return out
 
 
 def _records(root: Path):
@@ -68,7 +95,10 @@ def summarize(root: str | Path):
                "finished": sum(s.get("status") in ("completed", "early_stop") for s in ss),
                "failed": sum(s.get("status") in FAILED for s in ss),
                "success": sum(s.get("t_test") is not None for s in ss) / len(ss)}
-        for key in EVENTS + FINALS:
+        for key in EVENTS:
+            for stat, value in _event_stats(ss, key).items():
+                row[f"{key}_{stat}"] = value
+        for key in FINALS:
             for stat, value in _stats([s.get(key) for s in ss]).items():
                 row[f"{key}_{stat}"] = value
         rows.append(row)
@@ -78,19 +108,23 @@ def summarize(root: str | Path):
 
 
 def format_table(df) -> str:
-    """The summary as aligned text: mean ± std (median) per quantity."""
+    """The summary as aligned text: events as median [95% interval] reached/n, finals as mean ± std (median)."""
     if df.empty:
         return "no runs found"
     f = lambda v, d: "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"  # noqa: E731
     out = []
     for _, r in df.iterrows():
         row = {"point": r["point"], "n": r["n"], "failed": r["failed"], "success": f"{r['success']:.2f}"}
-        for key in EVENTS + FINALS:
-            d = 0 if key in EVENTS else 3
-            row[key] = f"{f(r[key + '_mean'], d)} ± {f(r[key + '_std'], d)} ({f(r[key + '_median'], d)})"
+        for key in EVENTS:
+            row[key] = (f"{f(r[key + '_median'], 0)} [{f(r[key + '_lo'], 0)}, {f(r[key + '_hi'], 0)}] "
+                        f"{r[key + '_reached']}/{r[key + '_n']}")
+        for key in FINALS:
+            row[key] = f"{f(r[key + '_mean'], 3)} ± {f(r[key + '_std'], 3)} ({f(r[key + '_median'], 3)})"
         out.append(row)
     cols = list(out[0])
     width = {c: max(len(c), *(len(str(o[c])) for o in out)) for c in cols}
     lines = ["  ".join(c.ljust(width[c]) for c in cols)]
     lines += ["  ".join(str(o[c]).ljust(width[c]) for c in cols) for o in out]
-    return "\n".join(lines + ["(mean ± std (median) over seeds; events over the runs that reached them)"])
+    return "\n".join(lines + ["(events: Kaplan-Meier median [95% interval] over seeds, reached/n, a run without the "
+                               "event censored at its last step, - beyond what the runs saw; finals: mean ± std "
+                               "(median))"])

@@ -15,9 +15,9 @@ from groklab.experiments.claims import at_horizon, shown, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_diff, boot_mean, run_table
-from groklab.experiments.survival import Censored
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
+from groklab.survival import Censored
 
 NAME = "adaptive"
 TITLE = "Adaptive c (f_E per row or mean over rows) vs fixed c = 10, batch 64/512, random/skewed splits (mul)"

@@ -9,8 +9,8 @@ from groklab.experiments.claims import event_times, horizon_of, level_claim, sho
 from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import run_table, select
-from groklab.experiments.survival import km_median
 from groklab.plots.curves import acc_grid
+from groklab.survival import km_median
 
 NAME = "fig4"
 TITLE = "Sampling strategy x batch size x dataset (paper: Adam lr 1e-3; quick: 1e-2)"

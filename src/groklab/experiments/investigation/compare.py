@@ -12,8 +12,8 @@ import pandas as pd
 from groklab.experiments.claims import time_claim
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
-from groklab.experiments.survival import Censored, km_median
 from groklab.experiments.variants import by_variant, curves, events, variant_of
+from groklab.survival import Censored, km_median
 
 TIMES = ("t_train", "t_test", "gap", "go_step", "onset", "t_90", "rise_time")
 

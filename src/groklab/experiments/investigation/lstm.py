@@ -30,7 +30,7 @@ from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import Times, bounded_ratio, contrast, draw, lag, median_time, table
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.experiments.survival import Censored
+from groklab.survival import Censored
 
 NAME = "lstm"
 CONTROLS = [Control("transformer-*/*", "the Transformer the LSTM is compared with", 0.99,

@@ -1,7 +1,7 @@
 """Censoring-aware comparisons of event times on data whose answers are known (textbook and by hand)."""
 import pytest
 
-from groklab.experiments.survival import Censored, concordance, km_median, logrank
+from groklab.survival import Censored, concordance, km_median, logrank
 
 # Freireich et al. (1963), the leukaemia remission data of Gehan (1965), in weeks; C = censored.
 C = Censored
