@@ -2,6 +2,7 @@
 (EACCES) leaves the old file whole and no temp file of ours behind."""
 import errno
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -63,3 +64,69 @@ def test_a_report_that_cannot_be_written_keeps_the_old_one(tmp_path, monkeypatch
     assert main(["report", str(tmp_path / "s")]) == 2  # one line, exit 2 (nothing of the user's changed)
     monkeypatch.undo()
     assert (tmp_path / "s" / "report.html").read_bytes() == page
+
+
+def test_a_full_disk_mid_training_marks_the_run_failed_and_it_resumes_exactly(tmp_path, monkeypatch, capsys):
+    """ENOSPC while a metric row is appended (half the line written): exit 1 with one line, the run marked
+    failed; resumed once the disk has room, its rows equal an uninterrupted run's (the torn line dropped)."""
+    import json
+
+    from conftest import tiny
+    from groklab.cli import main
+
+    args = tiny(steps=60, **{"eval.every": 5})
+    assert main(["train", *args, "--out", str(tmp_path / "full")]) == 0
+    original, calls = RunStore.append, []
+
+    def full_disk(self, row):
+        calls.append(row["step"])
+        if row["step"] == 45:
+            self._metrics.write(json.dumps(row)[:20])  # the part that fit
+            self._metrics.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path / "metrics.jsonl"))
+        original(self, row)
+
+    monkeypatch.setattr(RunStore, "append", full_disk)
+    capsys.readouterr()
+    assert main(["train", *args, "--out", str(tmp_path / "cut")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "No space left" in err and "resumes with --resume" in err
+    assert json.loads((tmp_path / "cut" / "summary.json").read_text())["status"] == "failed"
+    monkeypatch.undo()
+    assert main(["train", "--resume", str(tmp_path / "cut")]) == 0
+    rows = lambda d: [{k: v for k, v in json.loads(x).items() if k != "time/wall_s"}  # noqa: E731
+                      for x in (d / "metrics.jsonl").read_text().splitlines()]
+    assert rows(tmp_path / "cut") == rows(tmp_path / "full") and 45 in calls
+
+
+def test_a_refused_rename_while_replacing_an_archive_keeps_the_old_one(tmp_path, monkeypatch):
+    """`archive --replace` moves the old archive aside, then the new one in: when the second rename is refused
+    the old archive is back at its path, whole, and no folder of ours is left beside it."""
+    import json
+
+    from groklab.store import archive
+
+    tree = tmp_path / "tree"
+    (tree / "s").mkdir(parents=True)
+    (tree / "s" / "experiment.json").write_text('{"figure": "s"}')
+    dest = tmp_path / "results" / "a"
+    dest.mkdir(parents=True)
+    (dest / archive.INDEX).write_text(json.dumps({"format": archive.FORMAT, "studies": {}}))
+    before = {p.relative_to(dest): p.read_bytes() for p in dest.rglob("*") if p.is_file()}
+    assert archive.is_archive(dest)
+    real, aside = os.replace, []
+
+    def new_one_refused(src, dst):
+        if Path(src) == dest:
+            aside.append(dst)  # the old archive moved aside
+        elif Path(dst) == dest and aside and Path(src) != Path(aside[0]):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(src), str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", new_one_refused)
+    monkeypatch.setattr(archive, "_write_study", lambda study, out, weights: out.mkdir(parents=True) or {})
+    with pytest.raises(OSError):
+        archive.write_archive(tree, dest, {}, replace=True)
+    monkeypatch.undo()
+    assert {p.relative_to(dest): p.read_bytes() for p in dest.rglob("*") if p.is_file()} == before
+    assert aside and sorted(p.name for p in dest.parent.iterdir()) == ["a"]

@@ -91,7 +91,11 @@ def write_archive(tree: str | Path, dest: str | Path, index: dict, weights: set[
         if dest.exists():
             old = tmp_name(dest)
             os.replace(dest, old)
-            os.replace(work, dest)
+            try:
+                os.replace(work, dest)
+            except BaseException:
+                os.replace(old, dest)  # the old archive goes back where it was
+                raise
             shutil.rmtree(old)  # the archive we replaced: ours, checked above
         else:
             os.replace(work, dest)
