@@ -69,6 +69,8 @@ RULES = {
     "log-points-negative": ["eval.log_points=-1"],
     "target-2": ["stop.target=2"],
     "patience-negative": ["stop.patience=-1"],
+    "plateau-zero": ["stop.plateau=0"],
+    "plateau-tol-1": ["stop.plateau_tol=1"],
     "diverge-factor-1": ["stop.diverge_factor=1"],
     "device-tpu": ["device=tpu"],
     "hessian-last-mlp": ["measures.hessian.every=10", "measures.hessian.blocks=[last]"],

@@ -112,6 +112,18 @@ def test_early_stop_after_patience():
     assert [r["step"] for r in res.history] == [0, 5, 10, 15, 20]
 
 
+def test_plateau_stop_after_no_rise_and_never_by_default():
+    """lr 0 (nothing learns): with stop.plateau the run stops once no accuracy rose for the window, saying why;
+    without it the run trains to its horizon."""
+    base = {"steps": 400, "eval.every": 10, "optim.lr": 0.0, "stop.early": "false"}
+    res = train(make_config(tiny(**base, **{"stop.plateau": 50})))
+    assert res.summary["status"] == "early_stop" and res.summary["stopped_by"] == "plateau"
+    assert res.summary["steps"] == 50  # levels set at step 0, never beaten: 50 steps later it stops
+    plain = train(make_config(tiny(**base)))
+    assert plain.summary["status"] == "completed" and plain.summary["steps"] == 400
+    assert "stopped_by" not in plain.summary
+
+
 def test_events_match_the_curve():
     res = train(make_config(tiny(steps=200, **{"optim.lr": 0.01, "split.frac_train": 0.6})))
     s, h = res.summary, res.history

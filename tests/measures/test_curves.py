@@ -50,3 +50,29 @@ def test_rise_over_measures_from_chance_when_memorization_sits_below_it():
     flat = rise_over(steps, train, [0.2, 0.08, 0.1, 0.12, 0.1, 0.1], floor=0.2)
     assert flat["t_rise"] is None and flat["best"] == 0.12
     assert rise_over(steps, [0.5] * 6, test)["t_fit"] is None  # never fit: nothing to measure
+
+
+def _plateau_stop(train, test, window=300, tol=0.01, steps=STEPS):
+    """The first eval step at which a tracker with a plateau window says stop (None: never)."""
+    from groklab.measures.curves import GrokTracker
+
+    tr = GrokTracker(patience=None, plateau=window, plateau_tol=tol)
+    for step, a, b in zip(steps, train, test):
+        tr.update(step, a, b)
+        if tr.should_stop(step):
+            return step, tr.stopped_by
+    return None
+
+
+def test_plateau_counts_from_the_last_rise_of_either_accuracy():
+    fit = [0.5, 0.9, 1.0] + [1.0] * 8
+    # test flat at 0.3 after the fit (step 200): stop 300 steps after the last rise, at 500
+    assert _plateau_stop(fit, [0.0, 0.1, 0.3] + [0.3] * 8) == (500, "plateau")
+    # a rise at 400 (0.3 -> 0.5) restarts the window: stop at 700
+    assert _plateau_stop(fit, [0.0, 0.1, 0.3, 0.3, 0.5] + [0.5] * 6) == (700, "plateau")
+    # a creep of 0.006 per eval beats the level every other eval (a level, not a running maximum): never stops
+    assert _plateau_stop(fit, [0.3 + 0.006 * i for i in range(11)]) is None
+    # test moves below the tolerance are flat: the window counts from the fit's last rise (200)
+    assert _plateau_stop(fit, [0.3, 0.305, 0.3, 0.309, 0.3] + [0.3] * 6) == (500, "plateau")
+    # off (the default): never
+    assert _plateau_stop(fit, [0.3] * 11, window=None) is None

@@ -191,6 +191,12 @@ class StopConfig(Section):
     early: bool = True  # stop once test acc stayed >= target for `patience` steps
     target: float = Field(0.99, ge=0, le=1)
     patience: int = Field(1000, ge=0)
+    # plateau: also stop once neither train nor test accuracy rose more than plateau_tol above its level at
+    # its last rise for `plateau` steps. Off by default: a grokking run sits on exactly such a plateau (the fit,
+    # test accuracy flat) before it generalizes; for runs whose late rise is not the question (a holdout that
+    # caps test accuracy, a control that never learns), with a window longer than the delays being studied.
+    plateau: Optional[int] = Field(None, ge=1)
+    plateau_tol: float = Field(0.01, gt=0, lt=1)
     # diverged: a non-finite loss, or the train loss above diverge_factor x its first value for diverge_evals
     # evals in a row (Adam at lr 1e6 reaches 1e17 with finite numbers); quick-profile runs stay below 2x
     diverge_factor: Optional[float] = Field(100.0, gt=1)  # None: only non-finite losses

@@ -61,7 +61,8 @@ class RunRecord:
             raise ConfigError("mode", mode, f"allowed: {', '.join(MODES)}")
         self.cfg, self.out, self.mode = cfg, None if out is None else Path(out), mode
         self.tracker = GrokTracker(cfg.grok.train_acc, cfg.grok.test_acc, cfg.stop.target,
-                                   cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise)
+                                   cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise,
+                                   plateau=cfg.stop.plateau, plateau_tol=cfg.stop.plateau_tol)
         check_work(cfg)  # before the schedules: a measure every step of 10^8 steps is refused, not tabulated
         self.schedule, self.measure_at = eval_schedule(cfg), measure_schedule(cfg)
         self.start, self.wall0, self.eval_s, self.measure_s = 0, 0.0, 0.0, 0.0
@@ -195,6 +196,7 @@ class RunRecord:
             self.status = "diverged"
         elif self.tracker.should_stop(step):
             self.status = "early_stop"
+            self.info["stopped_by"] = self.tracker.stopped_by
 
     def _exploded(self, train_loss: float) -> bool:
         """The train loss stayed above stop.diverge_factor x its first value for stop.diverge_evals evals."""

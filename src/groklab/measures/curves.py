@@ -15,6 +15,8 @@
   where it reaches 0.1 and t_90 the first where it reaches 0.9; rise_time = t_90 - onset. They need no fit, so
   a curve that learns without a plateau has them too.
 - drops: how many times test accuracy fell by at least `drop` between consecutive evals (002's oscillation).
+- stop: early once test accuracy stayed >= stop_target for `patience` steps ("target"), or, when `plateau` is
+  set, once neither accuracy rose by plateau_tol for `plateau` steps ("plateau").
 The resolution of every step is the eval schedule (004 evaluates every 100 epochs).
 """
 from __future__ import annotations
@@ -47,6 +49,12 @@ class GrokTracker:
     drops: int = 0
     h_acc: Optional[float] = None
     holdout: bool = False  # a holdout accuracy was seen: the run reports h_acc
+    plateau: Optional[int] = None  # stop once no accuracy rose by plateau_tol for this many steps (None: never)
+    plateau_tol: float = 0.01
+    level_train: Optional[float] = None  # train / test accuracy at their last rise (the levels to beat)
+    level_test: Optional[float] = None
+    rose_at: Optional[int] = None  # step of the last rise of either
+    stopped_by: Optional[str] = None  # "target" or "plateau", once should_stop said yes
 
     def update(self, step: int, train_acc: float, test_acc: float, holdout_acc: Optional[float] = None) -> None:
         self.holdout = self.holdout or holdout_acc is not None
@@ -63,6 +71,7 @@ class GrokTracker:
             else:
                 self.l_acc = min(self.l_acc, test_acc)
         self._onset(step, test_acc)
+        self._levels(step, train_acc, test_acc)
         if test_acc >= self.stop_target:
             self.streak_start = step if self.streak_start is None else self.streak_start
         else:
@@ -81,9 +90,21 @@ class GrokTracker:
         if self.t_90 is None and level >= 0.9:
             self.t_90 = step
 
+    def _levels(self, step: int, train_acc: float, test_acc: float) -> None:
+        """A rise is an accuracy above its level at the last rise by more than plateau_tol (a level, not a
+        running maximum, so a slow creep of tol/2 per eval still counts every other eval)."""
+        if self.level_train is None or train_acc > self.level_train + self.plateau_tol:
+            self.level_train, self.rose_at = train_acc, step
+        if self.level_test is None or test_acc > self.level_test + self.plateau_tol:
+            self.level_test, self.rose_at = test_acc, step
+
     def should_stop(self, step: int) -> bool:
-        return (self.patience is not None and self.streak_start is not None
-                and step - self.streak_start >= self.patience)
+        if (self.patience is not None and self.streak_start is not None
+                and step - self.streak_start >= self.patience):
+            self.stopped_by = "target"
+        elif self.plateau is not None and self.rose_at is not None and step - self.rose_at >= self.plateau:
+            self.stopped_by = "plateau"
+        return self.stopped_by is not None
 
     @property
     def gap(self) -> Optional[int]:
