@@ -219,7 +219,8 @@ def test_two_sweeps_on_one_out_share_the_runs(tmp_path):
         "base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 32}, steps: 300, batch_size: 16,\n"
         "       eval: {every: 50, log_points: 0}, progress: false}\n"
         "grid: {optim.lr: [0.01, 0.003]}\nseeds: [0, 1]\n")
-    cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"), "--quiet"]
+    cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"), "--quiet",
+           "--json"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [e for _, e in outs]

@@ -92,7 +92,7 @@ def test_sweeps_leave_a_busy_run_to_its_writer(tmp_path, capsys):
     try:
         units, done, busy = plan(runs, "sequential")
         assert [r.name for r in busy] == [runs[0].name] and [u[0].name for u in units] == [runs[1].name]
-        assert main(["sweep", str(f), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+        assert main(["sweep", str(f), "--out", str(tmp_path / "out"), "--quiet", "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert out["busy"] == [runs[0].name] and out["ran"] == 1
         assert not (runs[0].out / "summary.json").exists()  # untouched

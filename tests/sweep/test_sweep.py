@@ -78,7 +78,7 @@ def test_interrupted_sweep_resumes_without_duplicates(tmp_path, monkeypatch, cap
     states = [r.state for r in expand(load_sweep(f), tmp_path / "cut")]
     assert states == ["done", "done", "resume", "fresh"]
     capsys.readouterr()
-    assert main(["sweep", str(f), "--out", str(tmp_path / "cut"), "--quiet"]) == 0
+    assert main(["sweep", str(f), "--out", str(tmp_path / "cut"), "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["skipped"] == 2
     for r in expand(load_sweep(f), tmp_path / "ref"):
         cut = tmp_path / "cut" / r.out.relative_to(tmp_path / "ref")
@@ -156,3 +156,16 @@ def test_summary_names_points_as_their_directories_with_one_column_per_setting(t
     dirs = sorted(p.name for p in (tmp_path / "s").iterdir() if p.is_dir())
     assert sorted(df["point"]) == dirs and dirs[0].startswith("optim.lr=")
     assert sorted(df["optim.lr"]) == [0.003, 0.01]
+
+
+def test_a_sweep_ends_with_a_table_and_json_on_request(tmp_path, capsys):
+    f = _sweep(tmp_path, seeds=1)
+    assert main(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("2 runs: 2 trained here, 0 already finished, 0 failed, 0 left to another process -> "
+                        f"{tmp_path / 's'}")
+    assert lines[1].split()[:3] == ["point", "n", "failed"] and "t_test" in lines[1]
+    assert [x.split()[0] for x in lines[2:4]] == ["optim=adam", "optim=adamw"]  # named as the directories
+    assert main(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"out": str(tmp_path / "s"), "runs": 2, "skipped": 2, "ran": 0,
+                                                   "failed": {}, "busy": []}

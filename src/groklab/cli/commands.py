@@ -99,11 +99,27 @@ def cmd_sweep(args) -> int:
         progress.close()
     failed = [name for name, status in results if status.startswith("failed") or status == "diverged"]
     busy += [name for name, status in results if status.startswith("busy")]
-    print(json.dumps({"out": str(out), "runs": len(runs), "skipped": len(done),
-                      "ran": sum(not status.startswith("busy") for _, status in results),
-                      "failed": {name: status for name, status in results if name in failed},
-                      "busy": [getattr(r, "name", r) for r in busy]}, indent=1))
+    tally = {"out": str(out), "runs": len(runs), "skipped": len(done),
+             "ran": sum(not status.startswith("busy") for _, status in results),
+             "failed": {name: status for name, status in results if name in failed},
+             "busy": [getattr(r, "name", r) for r in busy]}
+    if args.json:
+        print(json.dumps(tally, indent=1))
+    else:
+        _print_sweep(out, tally)
     return _failures(failed and [(n, dict(results)[n]) for n in failed], len(runs), args.allow_failed)
+
+
+def _print_sweep(out: Path, tally: dict) -> None:
+    """What a sweep did, in a line, then its table per grid point (what `summarize` prints)."""
+    from groklab.sweep import format_table, summarize
+
+    print(f"{tally['runs']} runs: {tally['ran']} trained here, {tally['skipped']} already finished, "
+          f"{len(tally['failed'])} failed, {len(tally['busy'])} left to another process -> {tally['out']}")
+    try:
+        print(format_table(summarize(out)))
+    except ConfigError:  # nothing finished yet (every run left to another process)
+        pass
 
 
 def _failures(failed: list, total: int, allowed: bool) -> int:

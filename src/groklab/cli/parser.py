@@ -86,6 +86,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     w.add_argument("--packing", default="auto", help="auto (stacked on a GPU), sequential or stacked")
     w.add_argument("--members", type=int, default=256, help="most members per stacked population")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.add_argument("--json", action="store_true", help="end with what was run as JSON instead of the table")
     _run_options(w)
     _allow_failed(w)
     m = _sub(sub, "summarize", c.cmd_summarize, "statistics over seeds per grid point: groklab summarize runs/g")
