@@ -12,6 +12,7 @@ from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series
 
 NAME = "fig3"
+ABSENT = "#4fa3d9"  # a colour outside magma: absent tokens are not small gradients
 TITLE = "Per-token embedding-gradient norms over training steps, random / uniform / skewed splits"
 PAPER = ("Gradient heat maps show sparse columns: tokens absent from a sampled batch get no embedding "
          "gradient, so embeddings learn unevenly, more so when token sampling is imbalanced.")
@@ -50,25 +51,37 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
             steps, heat, share = zero_share(out / run, p)
             per[split].append(share)
             maps.setdefault(split, (steps, heat))
-    figs = _plot(maps, out / "fig3") if maps else []
+    p = int(df["p"].iloc[0]) if not df.empty else None
+    figs = _plot(maps, out / "fig3", f"{profile} profile, p = {p}") if maps else []
     return figs, claims(per)
 
 
-def _plot(maps: dict, path: Path) -> list[Path]:
+def _plot(maps: dict, path: Path, where: str = "") -> list[Path]:
+    """Gradient norm per token and batch; an exact zero (the token is absent from the batch) in its own colour,
+    so absence is not read as a small gradient."""
+    import matplotlib as mpl
+    from matplotlib.patches import Patch
+
+    cmap = mpl.colormaps["magma"].copy()
+    cmap.set_bad(ABSENT)
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, len(SPLITS), figsize=(3.6 * len(SPLITS), 3.2), squeeze=False)
         for ax, split in zip(axes[0], SPLITS):
             if split not in maps or len(maps[split][0]) == 0:
                 continue
             steps, heat = maps[split]
-            im = ax.imshow(heat.T, aspect="auto", origin="lower", cmap="magma", interpolation="nearest",
+            shown = np.ma.masked_where(heat.T == 0, heat.T)
+            im = ax.imshow(shown, aspect="auto", origin="lower", cmap=cmap, interpolation="nearest",
                            extent=(steps[0], steps[-1], -0.5, heat.shape[1] - 0.5))
             ax.set(title=f"{split} (seed 0)", xlabel="step", ylabel="operand token")
             ax.grid(False)
-            fig.colorbar(im, ax=ax, fraction=0.046)
-        fig.suptitle("Fig. 3: ||dL/de_t|| on each training batch (black: token absent)")
+            fig.colorbar(im, ax=ax, fraction=0.046, label="||dL/de_t|| on the batch")
+        fig.legend(handles=[Patch(color=ABSENT, label="token absent from the batch (zero gradient)")],
+                   loc="lower center", bbox_to_anchor=(0.5, 0.0), frameon=False, fontsize=8)
+        fig.suptitle(f"Fig. 3 ({where}): embedding gradient per token and batch")
         fig.tight_layout()
-        return save(fig, path, pdf=True)
+        fig.subplots_adjust(bottom=0.25)  # room for the legend below the step labels
+        return save(fig, path, pdf=True, tight=False)
 
 
 def claims(per: dict) -> list[Claim]:
