@@ -49,14 +49,22 @@ def test_shapes_loss_learning_and_blocks(name):
     assert W and all(t.shape[1] in (16, 64) for t in W)  # W reads the embedding (64: MLP's 4 concatenated)
 
 
-def test_paper_defaults_per_architecture():
+def test_a_field_left_out_gets_the_library_default_whatever_the_model():
+    """No paper's sizes hide in the library: every architecture gets the documented defaults; paper 002's studies
+    ask for 002's sizes themselves (experiments/investigation/profile.py)."""
     m = lambda *o: make_config(list(o)).model  # noqa: E731
-    t = m("model=transformer")
-    assert (t.depth, t.d_hidden, t.n_heads) == (2, 512, 4)
-    assert (m("model=lstm").depth, m("model=lstm").d_hidden) == (2, 256)
-    assert (m("model=birnn").depth, m("model=birnn").d_hidden) == (3, 128)
-    assert (m("model=mlp_emb").depth, m("model=mlp_emb").d_hidden) == (1, 512)
-    assert m("model=lstm", "model.depth=5").depth == 5  # an explicit value wins
+    for name in ("mlp_emb", "transformer", "lstm", "birnn"):
+        assert (m(f"model={name}").depth, m(f"model={name}").d_hidden, m(f"model={name}").act) == (1, 512, "relu")
+    assert m("model=lstm", "model.depth=5").depth == 5
+
+
+def test_paper_002_studies_ask_for_002_sizes():
+    from groklab.experiments.investigation.profile import model
+
+    sizes = {arch: make_config(model(arch, "paper")).model for arch in ("transformer", "lstm", "mlp", "birnn")}
+    assert {a: (s.depth, s.d_hidden) for a, s in sizes.items()} == {
+        "transformer": (2, 512), "lstm": (2, 256), "mlp": (3, 256), "birnn": (3, 128)}
+    assert sizes["transformer"].act == "relu" and sizes["transformer"].d_emb == 128
 
 
 class _RefBlock(nn.Module):
@@ -76,7 +84,8 @@ class _RefBlock(nn.Module):
 
 
 def test_transformer_equals_multihead_attention_reference():
-    cfg = make_config(["p=7", "model=transformer", "model.d_emb=16", "model.d_hidden=24", "dtype=float64"])
+    cfg = make_config(["p=7", "model=transformer", "model.depth=2", "model.act=gelu", "model.d_emb=16",
+                       "model.d_hidden=24", "dtype=float64"])
     model = build_model(cfg, make_task(cfg))
     blocks = []
     for blk in model.blocks_:

@@ -182,3 +182,21 @@ def test_rejudging_names_archived_runs_the_study_would_no_longer_make(arch, tmp_
                     echo=said.append)[0]
     assert len(doc["stale"]) == 12 and doc["stale"]["add/adam/s0"] == "eval.every: 10 -> 20"
     assert any("12 archived runs were trained with configs this study no longer makes" in s for s in said)
+
+
+def test_a_field_added_after_the_archive_is_no_difference(arch, tmp_path):
+    """An archive written before a setting existed (its configs lack the key) is not stale when the setting's
+    default keeps the old behaviour: archived configs are read through today's schema before comparing."""
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(arch, copy)
+    f = copy / "fig6" / "runs.jsonl.gz"
+    docs = [json.loads(x) for x in gzip.open(f, "rt")]
+    for d in docs:
+        d["config"]["stop"].pop("plateau_tol")  # as archived before stop.plateau existed
+        d["config"]["stop"].pop("plateau")
+    with gzip.open(f, "wt") as z:
+        z.writelines(json.dumps(d) + "\n" for d in docs)
+    doc = reproduce("embedding/fig6", tmp_path / "a", source=copy, **QUIET)[0]
+    assert "stale" not in doc

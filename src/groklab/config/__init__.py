@@ -3,7 +3,6 @@ from groklab.config.parse import config_error, flatten, load_yaml, make_config, 
 from groklab.config.schema import (
                                    EMB_INITS,
                                    ENCODINGS,
-                                   MODEL_DEFAULTS,
                                    MODELS,
                                    OPTIMIZERS,
                                    SAMPLERS,
@@ -13,6 +12,6 @@ from groklab.config.schema import (
                                    MeasuresConfig,
 )
 
-__all__ = ["EMB_INITS", "ENCODINGS", "MODELS", "MODEL_DEFAULTS", "OPTIMIZERS", "SAMPLERS", "SPLITS", "TASK_NAMES",
+__all__ = ["EMB_INITS", "ENCODINGS", "MODELS", "OPTIMIZERS", "SAMPLERS", "SPLITS", "TASK_NAMES",
            "Config", "MeasuresConfig", "config_error", "flatten", "load_yaml", "make_config", "parse_override",
            "set_dotted", "validate"]

@@ -52,14 +52,6 @@ class SplitConfig(Section):
     frac_of: Literal["table", "remainder"] = "table"
 
 
-# Paper defaults per architecture, applied to the fields a config leaves out (002 §1, §2.1, §2.3).
-MODEL_DEFAULTS = {
-    "transformer": {"depth": 2, "d_hidden": 512, "act": "gelu"},
-    "lstm": {"depth": 2, "d_hidden": 256},
-    "birnn": {"depth": 3, "d_hidden": 128},
-}
-
-
 class ModelConfig(Section):
     # mlp / mlp_emb: 000 eq. 1 (raw values) / eq. 2 (embedding); transformer: decoder, logits at the
     # last position; lstm; birnn: bidirectional tanh RNN
@@ -83,14 +75,6 @@ class ModelConfig(Section):
     input: Literal["embed", "value"] = "embed"  # lstm/birnn: tokens -> E, or each one raw float (002's BiRNN code)
     tied: bool = False  # mlp/mlp_emb: hidden layers 2..depth share one weight (002's code reuses one layer)
     width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w
-
-    @model_validator(mode="before")
-    @classmethod
-    def _paper_defaults(cls, data: Any) -> Any:
-        name = data.get("name") if isinstance(data, dict) else None
-        if isinstance(name, str) and name in MODEL_DEFAULTS:  # a list or dict name is the type check's to refuse
-            data = {**MODEL_DEFAULTS[name], **data}
-        return data
 
 
 class OptimConfig(Section):

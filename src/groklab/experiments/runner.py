@@ -202,10 +202,19 @@ def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
     config the study makes for it today (none: the archive is today's study)."""
     out = {}
     for name, cfg in wanted.items():
-        diff = differences(RunStore(root / name).config(), cfg, ignore=("progress",))
+        diff = differences(_resolved(RunStore(root / name).config()), cfg, ignore=("progress",))
         if diff:
             out[name] = diff[0]
     return out
+
+
+def _resolved(archived: dict) -> dict:
+    """An archived config as today's schema reads it: a field added since takes its default (a new setting
+    whose default keeps the old behaviour is no difference); as stored where today's rules refuse it."""
+    try:
+        return make_config(base=archived).to_dict()
+    except ConfigError:
+        return archived
 
 
 def _sessions(root: Path) -> list[dict]:

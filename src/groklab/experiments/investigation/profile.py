@@ -1,7 +1,7 @@
 """Paper 002's models and training, per architecture, and the quick profile's scaling.
 
 Paper sizes (002 §1-§5 and its released code): the Transformer of danielmamay/grokking (post-LayerNorm
-decoder with learned positions and a final LayerNorm, d_model 128, 4 heads, ReLU MLP of 512, logits at the
+decoder with learned positions and a final LayerNorm, 2 layers, d_model 128, 4 heads, ReLU MLP of 512, logits at the
 last position) with AdamW lr 5e-5, betas (0.9, 0.98), wd 1, a 10-step linear warm-up (its LambdaLR), batch 512,
 1e5 steps; a 2-layer LSTM (embedding
 128, hidden 256, input [a, b, =], last step's state) with AdamW lr 1e-3, betas (0.9, 0.98), wd 0.1, batch 128
@@ -21,7 +21,7 @@ import math
 
 COMMON = ["task=add", "split.name=random", "stop.early=false", "progress=false", "eval.log_points=0"]
 ARCH = {
-    "transformer": ["model=transformer", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
+    "transformer": ["model=transformer", "model.depth=2", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
                     "model.norm=post", "model.act=relu", "optim=adamw", "optim.betas=[0.9,0.98]",
                     "optim.weight_decay=1", "optim.lr=5e-5", "optim.warmup=10", "batch_size=512", "encoding=op"],
     "lstm": ["model=lstm", "model.depth=2", "model.d_emb=128", "model.d_hidden=256", "optim=adamw",
