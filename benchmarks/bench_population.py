@@ -8,7 +8,7 @@
 
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
-engine's step (StackedMLP + its batch blocks; on CUDA its matmuls use TF32 with --tf32, i.e.
+engine's step (Stacked + its batch blocks; on CUDA its matmuls use TF32 with --tf32, i.e.
 GROKLAB_TF32=1). Repeats alternate the two; the median is reported. --model transformer: paper 004's
 Transformer (1 layer, no LayerNorm, no biases, AdamW wd 1, [a, b, =] on add), stacked through
 functional_call + vmap; --batches full trains on the whole 30% split every step, as 004 does.

@@ -141,7 +141,7 @@ def _stack_pair(optim, monkeypatch):
                                                                       "optim.weight_decay": 0.5 * s + 0.1}))
             for s in range(3)]
     models = [build(c).model for c in cfgs]
-    a, b = (stacked.StackedMLP(models, cfgs, torch.device("cpu")) for _ in range(2))
+    a, b = (stacked.Stacked(models, cfgs, torch.device("cpu")) for _ in range(2))
     b.fused = True
     return a, b
 
@@ -168,7 +168,7 @@ def test_stacked_layout_and_keep(monkeypatch):
 
     cfgs = [make_config(tiny(seed=s, **{"model.depth": 2})) for s in range(3)]
     models = [build(c).model for c in cfgs]
-    st = stacked.StackedMLP(models, cfgs, torch.device("cpu"))
+    st = stacked.Stacked(models, cfgs, torch.device("cpu"))
     assert all(a % stacked.ALIGN == 0 for a in st.starts.values())
     for i, m in enumerate(models):
         assert all(torch.equal(st.member(i)["params"][n], t.detach()) for n, t in m.named_parameters())

@@ -1,4 +1,5 @@
-"""M MLPs as one: each parameter stacked over members, batched matmuls, stacked Adam/AdamW/SGD.
+"""M models of one shape as one: each parameter stacked over members, batched matmuls (MLPs) or vmap (others),
+stacked Adam/AdamW/SGD.
 
 Parameter-major layout: every buffer (theta, exp_avg, ...) is flat, and parameter `name` of all M members
 is one contiguous block of it, viewed [M, *shape] (blocks in the solo model's named_parameters() order,
@@ -57,7 +58,7 @@ def _matmul_precision(precision: str | None):
         torch.backends.cuda.matmul.fp32_precision = old
 
 
-class StackedMLP:
+class Stacked:
     """Flat parameter-major buffers (theta, optimizer state) for M members of one model shape; forward, step.
 
     MLPs run a hand-written batched forward (baddbmm); any other model (the Transformer) runs its own forward

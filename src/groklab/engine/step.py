@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.setup import Experiment
-from groklab.engine.stacked import StackedMLP
+from groklab.engine.stacked import Stacked
 from groklab.errors import ConfigError
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_lr
@@ -126,7 +126,7 @@ class SoloStep:
 
 
 class StackedStep:
-    """M MLP members as batched tensors (StackedMLP), each on its own split, batches, lr, wd and c.
+    """M members of one model shape as batched tensors (Stacked), each on its own split, batches, lr, wd and c.
 
     Member i's state is written back into its solo model and optimizer on demand (checkpoints,
     measures, the end), so every member keeps the solo checkpoint format.
@@ -135,7 +135,7 @@ class StackedStep:
     def __init__(self, exps: list[Experiment], start: int):
         self.exps, self.active = exps, list(range(len(exps)))
         device = exps[0].device
-        self.stack = StackedMLP([e.model for e in exps], [e.cfg for e in exps], device)
+        self.stack = Stacked([e.model for e in exps], [e.cfg for e in exps], device)
         for i, e in enumerate(exps):  # a resumed member's optimizer state, from its solo checkpoint
             names = {id(t): n for n, t in e.model.named_parameters()}
             state = {}
@@ -161,7 +161,7 @@ class StackedStep:
 
     @staticmethod
     def check(exps: list[Experiment]) -> None:
-        """What the members' data must share beyond their configs (StackedMLP checks the shapes)."""
+        """What the members' data must share beyond their configs (Stacked checks the shapes)."""
         n_train = sorted({len(e.y_train) for e in exps})
         if exps[0].cfg.sampler == "full" and len(n_train) > 1:
             raise ConfigError("sampler", "full", f"stacked full-batch members need equal train sizes (got "
