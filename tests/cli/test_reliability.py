@@ -209,6 +209,48 @@ def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
                 pass
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc (Linux)")
+def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path):
+    """Under Ray the stop cancels each task (a KeyboardInterrupt in the worker) and waits for the runs to be
+    marked interrupted before Ray's processes go: every run resumes, no process is left behind."""
+    pytest.importorskip("ray")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "g.yaml").write_text(
+        "base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 10000000, batch_size: 16,\n"
+        "       eval: {every: 5000, log_points: 0}, stop: {early: false}, progress: false}\n"
+        "grid: {optim.lr: [0.01]}\nseeds: [0, 1]\n")
+    cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"),
+           "--quiet", "--executor", "ray"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "RAY_ADDRESS": ""})  # a local Ray of its own
+    kids: set[int] = set()
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and len(list((tmp_path / "o").glob("*/*/metrics.jsonl"))) < 2:
+            time.sleep(0.5)  # Ray is up and both runs are training
+        assert len(list((tmp_path / "o").glob("*/*/metrics.jsonl"))) == 2, "the runs never started"
+        kids = _descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=120)[1]
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err[-3000:]
+        statuses = {json.loads(f.read_text())["status"] for f in (tmp_path / "o").glob("*/*/summary.json")}
+        assert statuses == {"interrupted"}
+        deadline = time.time() + 30
+        while time.time() < deadline and any(_alive(k) for k in kids):
+            time.sleep(0.5)
+        assert not [k for k in kids if _alive(k)], "Ray processes left running after SIGTERM"
+    finally:
+        for k in kids | _descendants(proc.pid) | {proc.pid}:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def test_two_sweeps_on_one_out_share_the_runs(tmp_path):
     """Two `sweep` processes started on one --out: each run is trained by one of them (the other leaves it to its
     writer, or skips it once finished), both exit 0, every run completes."""

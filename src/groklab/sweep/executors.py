@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
@@ -53,7 +54,10 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def _stop(procs: list, grace: float = 10.0) -> None:
+STOP_WAIT_S = 10.0  # how long a stopped sweep waits for its workers to mark their runs interrupted
+
+
+def _stop(procs: list, grace: float = STOP_WAIT_S) -> None:
     """Stop pool workers: SIGTERM (each marks its run interrupted and releases it), then SIGKILL for any that
     has not ended within `grace` seconds (its run still resumes exactly from its last checkpoint)."""
     for proc in procs:
@@ -158,7 +162,12 @@ def _run_ray(payload, packing, address, record, progress) -> None:
     except ImportError:
         raise ConfigError("executor", "ray", "needs the ray package: pip install 'groklab[ray]'") from None
     if not ray.is_initialized():
+        ours = signal.getsignal(signal.SIGTERM)
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        if callable(ours) and threading.current_thread() is threading.main_thread():
+            # Ray's failure handler aborts the driver on SIGTERM (exit -6, runs left `running`); the sweep's own
+            # handler turns it into the stop below, which marks them interrupted
+            signal.signal(signal.SIGTERM, ours)
     uses_gpu = any(c.get("device") == "cuda" for unit in payload for _, c, _ in unit)
     task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(run_unit)
     given = handed(1)  # one CPU per task
@@ -174,7 +183,8 @@ def _run_ray(payload, packing, address, record, progress) -> None:
                 record(unit, error=_reason(getattr(err, "cause", None) or err))
     except KeyboardInterrupt:
         for ref in pending:
-            ray.cancel(ref)
+            ray.cancel(ref)  # a KeyboardInterrupt in each task: its run is marked interrupted and released
+        ray.wait(list(pending), num_returns=len(pending), timeout=STOP_WAIT_S)  # before Ray's workers go
         raise
 
 
