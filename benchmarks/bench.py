@@ -4,7 +4,7 @@
     python benchmarks/bench.py --smoke         # seconds: checks the script still runs
 
 Reports per batch size the median ms/step of each and the ratio groklab/reference (target <= 1.10),
-then the evaluation share of wall time at the default eval schedule (target <= 10%).
+then the evaluation share of wall time at the default eval schedule, batch 64, 512 and full (target <= 10%).
 Repeats alternate reference and groklab so drifting machine load hits both alike.
 """
 from __future__ import annotations
@@ -64,12 +64,14 @@ def groklab_ms(p: int, B: int | None, steps: int) -> float:
     return (s["wall_s"] - s["eval_s"]) / steps * 1e3
 
 
-def eval_share(p: int, steps: int, B: int) -> dict:
-    """Share of wall time spent evaluating at the default schedule (eval.every=100 + log points)."""
-    cfg = make_config([f"p={p}", "task=mul", f"steps={steps}", f"batch_size={B}", "progress=false",
-                       "stop.early=false"])
+def eval_share(p: int, steps: int, B: int | None) -> dict:
+    """Share of wall time spent evaluating at the default schedule (eval.every unset: auto, + log points);
+    B None: the full batch."""
+    cfg = make_config([f"p={p}", "task=mul", f"steps={steps}", f"batch_size={B or 1}", "progress=false",
+                       f"sampler={'full' if B is None else 'epoch'}", "stop.early=false"])
     s = train(cfg).summary
-    return {"batch": B, "steps": steps, "eval_share": s["eval_share"], "wall_s": s["wall_s"]}
+    return {"batch": B or "full", "steps": steps, "eval_share": s["eval_share"], "wall_s": s["wall_s"],
+            "every": s["eval/every"], "log_points": s["eval/log_points"]}
 
 
 def main(argv=None) -> int:
@@ -95,10 +97,10 @@ def main(argv=None) -> int:
                         "ratio": round(o / r, 3)})
         print(f"batch {str(B or 'full'):>5}: reference {r:7.3f} ms/step  groklab {o:7.3f} ms/step  "
               f"ratio {o / r:.3f}", flush=True)
-    shares = [eval_share(p, 60 if args.smoke else 3000, B) for B in ((64,) if args.smoke else (512, 64))]
+    shares = [eval_share(p, 60 if args.smoke else 3000, B) for B in ((64,) if args.smoke else (64, 512, None))]
     for s in shares:
-        print(f"eval share at the default schedule, batch {s['batch']}, {s['steps']} steps: "
-              f"{100 * s['eval_share']:.1f}% of {s['wall_s']:.1f} s")
+        print(f"eval share at the default schedule, batch {s['batch']}, {s['steps']} steps (every {s['every']} "
+              f"+ {s['log_points']} log points): {100 * s['eval_share']:.1f}% of {s['wall_s']:.1f} s")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"steps": results, "eval": shares}, f, indent=1)

@@ -158,7 +158,7 @@ class OptimConfig(Section):
 
 
 class EvalConfig(Section):
-    every: int = Field(100, ge=1)  # evaluate train/test every k steps ...
+    every: Optional[int] = Field(None, ge=1)  # evaluate train/test every k steps; None: auto (engine/evals.py)
     log_points: int = Field(20, ge=0)  # ... plus this many log-spaced early steps (log-x plots)
     chunk: int = Field(16384, ge=1)  # rows per evaluation forward pass
 

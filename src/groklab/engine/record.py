@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import numpy as np
 import torch
 
 from groklab.config import Config, flatten, make_config
 from groklab.engine.budget import check_work
+from groklab.engine.evals import eval_schedule
 from groklab.engine.setup import Experiment
 from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, RunBusy, StoreError, notice
@@ -39,14 +39,6 @@ class RunResult:
     model: Optional[torch.nn.Module] = None
 
 
-def eval_schedule(cfg: Config) -> set[int]:
-    """Every `eval.every` steps, `eval.log_points` log-spaced steps, step 0 and the last step."""
-    steps = set(range(0, cfg.steps + 1, cfg.eval.every)) | {0, cfg.steps}
-    if cfg.eval.log_points and cfg.steps > 1:
-        steps |= {int(s) for s in np.unique(np.geomspace(1, cfg.steps, cfg.eval.log_points).round())}
-    return steps
-
-
 def differences(a: dict, b: dict, ignore=()) -> list[str]:
     """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
     fa, fb = flatten(a), flatten(b)
@@ -64,7 +56,9 @@ class RunRecord:
                                    cfg.stop.patience if cfg.stop.early else None, cfg.grok.rise,
                                    plateau=cfg.stop.plateau, plateau_tol=cfg.stop.plateau_tol)
         check_work(cfg)  # before the schedules: a measure every step of 10^8 steps is refused, not tabulated
-        self.schedule, self.measure_at = eval_schedule(cfg), measure_schedule(cfg)
+        # the eval schedule: fixed now, or (eval.every unset) when the data sizes are known (open)
+        self.schedule = eval_schedule(cfg)[0] if cfg.eval.every is not None else set()
+        self.measure_at = measure_schedule(cfg)
         self.start, self.wall0, self.eval_s, self.measure_s = 0, 0.0, 0.0, 0.0
         self.last_eval, self.last_measured = -1, -1
         self.last, self.measured, self.history, self.n_rows = {}, {}, [], 0
@@ -111,6 +105,10 @@ class RunRecord:
         """Take the run directory (lock), restore `exp` from the checkpoint, drop rows past it, open sinks."""
         self.info = {"n_train": len(exp.y_train), "n_test": len(exp.y_test),
                      "n_params": sum(t.numel() for t in exp.model.parameters()), "device": str(exp.device)}
+        if self.cfg.eval.every is None:  # auto: spaced by what an evaluation costs against a step
+            n_train = len(exp.y_train)
+            self.schedule, every, n_log = eval_schedule(self.cfg, n_train, n_train + len(exp.y_test))
+            self.info.update({"eval/every": every, "eval/log_points": n_log})
         if exp.split.note:  # e.g. a SQUARE/STRIP training set capped at what the holdout leaves
             self.info["split/note"] = exp.split.note
             notice(f"{self.out or 'run'}: {exp.split.note}")
@@ -284,4 +282,4 @@ class RunRecord:
                          self.store.path if self.store else None, self.model)
 
 
-__all__ = ["MODES", "RunRecord", "RunResult", "eval_schedule"]
+__all__ = ["MODES", "RunRecord", "RunResult"]
