@@ -16,7 +16,8 @@ Differences from the paper and its released code:
   p = 97) of what the holdout leaves; ours the code's (split.frac_of=table): STRIP 67 trains on all 2,813 left.
 - k: ours Table 1's (SQUARE 30..60, STRIP 67..40); rec.py (SQUARE, default k 30) loops over [40, 50, 60, 67].
 - Horizon: str.py 30,000 epochs, but rec.py (SQUARE) sets num_epochs 300, below every SQUARE GO-epoch of the table
-  (1,500-3,400); ours 30,000 steps (paper), 4,000 (quick: the holdout runs were still rising at 3,000).
+  (1,500-3,400); ours 30,000 steps (paper); quick: up to 15,000, the random split stopping 300 steps after it
+  holds 0.99 and a holdout run after 4,000 steps without a rise of 0.01 (stop.plateau).
 - Random baseline: §6.1's 1-layer model at frac 0.3; base.py (the random split) defaults to num_layers 2,
   frac_train 0.5, seed 11; ours the 1-layer model at 0.3, like the holdout runs.
 - Ids: rec.py and base.py share operand ids (d = 0), str.py offsets b by d = 60 (vocab 170, '=' id 169). Our
@@ -72,12 +73,17 @@ NOISE_FLOOR = 0.02  # ... and at least 2 points (one seed has no standard error)
 CONTROLS = [Control("random/*", "the random 30% split", REACH, spare=("random_reaches_one",))]
 
 
-QUICK = ["steps=4000"]  # the holdout runs grok later than the random split: measured still rising at 3,000
+# quick horizon: a 15,000-step cap; a run stops once test accuracy stayed >= 0.99 for 300 steps (the random split:
+# 1,300-2,800 at p = 41) and a holdout run once no accuracy rose by 0.01 for PLATEAU steps (its cap is the
+# claim: a late rise would show as a rise inside the window)
+QUICK = ["steps=15000", "stop.early=true", "stop.patience=300"]
+PLATEAU = ["stop.plateau=4000"]
 
 
 def runs(profile: str, seeds: int, p: int | None = None) -> list[RunSpec]:
     base, p = base_overrides(profile, QUICK), modulus(profile, p)
     out = seeded("random/k0", base + ["split=random"], seeds)
+    base = base + (PLATEAU if profile == "quick" else [])  # the holdout runs
     for name, ks in (("square", SQUARE), ("strip", STRIP)):
         for k in ks:
             out += seeded(f"{name}/k{k}", base + [f"split={name}", f"split.k={scale_k(k, p)}"], seeds)
