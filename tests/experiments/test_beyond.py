@@ -26,7 +26,8 @@ def tree(tmp_path_factory):
 
 def test_every_study_runs_draws_and_states_its_claims(tree):
     out, docs = tree
-    assert set(docs) == {"table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity", "resnet"}
+    assert set(docs) == {"table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity", "resnet",
+                         "threshold"}
     for name, doc in docs.items():
         assert doc["claims"] and all(set(c) >= {"id", "text", "statistic", "per_seed", "aggregate", "holds"}
                                      for c in doc["claims"]), name
@@ -181,3 +182,22 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
 def test_analysis_of_a_partial_tree_measures_without_crashing(tree, fig, tmp_path):
     claims = analyze_one_run(tree[0], "beyond", fig, tmp_path)  # reproduce --only: one run of the figure
     assert claims and all(c.statistic for c in claims)
+
+
+def test_threshold_claim_on_synthetic_outcomes():
+    """Thm 3.12's share at p = 41, n = 5: ln(41^2)/41 = 0.181. Every seed groks from 0.2 up and some seed fails
+    below: holds; a failure above the bound: does not hold; only shares above it: inconclusive."""
+    from groklab.experiments.beyond import threshold
+
+    b = threshold.bound(41, 5)
+    assert b == pytest.approx(0.1812, abs=1e-4)
+    ok = {f"f{f:g}": [True] * 5 if f >= b else [True, False, True, True, False] for f in threshold.FRACS}
+    t = {v: [1000 if g else None for g in gs] for v, gs in ok.items()}
+    holds, observed = threshold.claims(ok, t, 41)
+    assert holds.holds is True and observed.aggregate["observed share"] == 0.2
+    assert observed.aggregate["nearest n"] == 5
+    bad = {**ok, "f0.3": [True, True, False, True, True]}
+    assert threshold.claims(bad, t, 41)[0].holds is False
+    assert threshold.claims(bad, t, 41)[1].aggregate["observed share"] == 0.4
+    only_above = {v: g for v, g in ok.items() if float(v[1:]) >= b}
+    assert threshold.claims(only_above, t, 41)[0].reason == "precondition"

@@ -18,7 +18,7 @@ from groklab.engine.machine import describe
 from groklab.engine.setup import preflight
 from groklab.errors import ConfigError
 from groklab.experiments.assumptions import arm_of
-from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, uniformity
+from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, threshold, uniformity
 from groklab.experiments.beyond import fig4 as beyond_fig4
 from groklab.experiments.embedding import (
     adaptive,
@@ -44,7 +44,7 @@ from groklab.store.archive import FORMAT, is_archive, lacking, lacking_error, re
 PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
                                              init43, sampler, adaptive)},  # paper 000
           "beyond": {m.NAME: m for m in (table1, beyond_fig4, dnn, med, depth, embdim, circulant,
-                                                  uniformity, resnet)},  # paper 004
+                                                  uniformity, resnet, threshold)},  # paper 004
           "investigation": {m.NAME: m for m in (task1, lstm, mlp, birnn, optimizers, decay, ksum, landscape)}}  # 002
 
 

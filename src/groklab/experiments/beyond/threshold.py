@@ -1,0 +1,105 @@
+"""Thm 3.12 of paper 004: the training share a random split needs for grokking to reach 1.
+
+Runs: a + b on random splits holding a share alpha of the table, alpha in FRACS, the Table 1 model (profile.py).
+Per run: t_test, the first eval with test accuracy >= 0.99 (None: not by the horizon). Per share: Thm 3.12's
+estimate ln(p^2) / C(n) of the share that full coverage needs, C(n) = 2n^2 - 2n + 1 the points within Manhattan
+distance < n, and the expected chance-corrected coverage of a random split at that share (ceiling.py).
+
+Differences from the paper and its released code:
+- The paper runs no experiment for the theorem ("this lower bound is also the proportion of training sets
+  required to stably observe grokking"); the shares, task and horizon are ours. The release has no share sweep
+  (rec.py / base.py fix frac_train).
+- n: the text never fixes it; the claim is judged at n = 5 (ceiling.py's N_COVER, the smallest n whose bound at
+  p = 97 lies below the paper's 30%), and the bound at n = 3..6 is reported beside it.
+- "Stably observe grokking" read as: every seed reaches test accuracy 0.99 within the horizon; below the bound,
+  at least one seed does not. Horizon: quick 15,000 steps, paper 30,000 (Table 1's), stopping once 0.99 held for
+  300 steps; a run that never reaches 0.99 is censored at the horizon.
+- Seeds: 5 (quick) / 3 (paper), init and split seeded alike.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from groklab.experiments.beyond.ceiling import N_COVER, expected_ceiling
+from groklab.experiments.beyond.profile import base_overrides, modulus
+from groklab.experiments.controls import Control
+from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.variants import curves, per_variant
+from groklab.plots.style import STYLE, plt, save
+
+NAME = "threshold"
+# a setup that does not grok even at the largest share says nothing about where the threshold lies
+CONTROLS = [Control("f0.4/*", "the largest share, 0.4", 0.99, rests=("grokking_needs_the_coverage_share",))]
+TITLE = "Training share against grokking on random splits: Thm 3.12's coverage bound"
+PAPER = ("Full coverage of the grid by the training points within distance n needs a share of about ln(p^2) / C; "
+         "this lower bound is also the proportion required to stably observe grokking.")
+FRACS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+NS = (3, 4, 5, 6)
+STOP = ["stop.early=true", "stop.patience=300"]
+QUICK = ["steps=15000"]
+
+
+def bound(p: int, n: int) -> float:
+    """Thm 3.12's estimate of the share full coverage needs: ln(p^2) / C(n)."""
+    return math.log(p * p) / (2 * n * n - 2 * n + 1)
+
+
+def runs(profile: str, seeds: int, p: int | None = None) -> list[RunSpec]:
+    base = base_overrides(profile, QUICK) + STOP + [f"p={modulus(profile, p)}", "split=random"]
+    return [s for f in FRACS for s in seeded(f"f{f:g}", base + [f"split.frac_train={f}"], seeds)]
+
+
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
+    order = [f"f{f:g}" for f in FRACS]
+    t = per_variant(df, "t_test", order) if not df.empty else {}
+    p = int(df["p"].iloc[0]) if not df.empty else modulus(profile, None)
+    figs = curves(df, out / "threshold_curves", "Test accuracy by training share", order) if not df.empty else []
+    grok = {v: [x is not None for x in t.get(v, [])] for v in order}
+    figs += _plot(grok, p, out / "threshold", profile)
+    return figs, claims(grok, t, p)
+
+
+def claims(grok: dict, t: dict, p: int) -> list[Claim]:
+    b = bound(p, N_COVER)
+    above = [f for f in FRACS if f >= b and grok.get(f"f{f:g}")]
+    below = [f for f in FRACS if f < b and grok.get(f"f{f:g}")]
+    share = {f"f{f:g}": sum(g) / len(g) for f in FRACS if (g := grok.get(f"f{f:g}"))}
+    agg = {"bound (n = 5)": round(b, 4), **{f"bound (n = {n})": round(bound(p, n), 4) for n in NS if n != N_COVER},
+           "share of seeds reaching 0.99": share}
+    per = {f"{v} t_test": t.get(v, []) for v in share}
+    rule = (f"per share alpha, whether each seed reaches test accuracy 0.99 by the horizon; bound = ln(p^2)/C(n) at "
+            f"n = {N_COVER}. Holds if every seed at every share >= bound reaches it and at every share < bound at "
+            "least one seed does not; inconclusive (precondition) without shares on both sides")
+    claim = Claim("grokking_needs_the_coverage_share", "Random splits grok stably at and above Thm 3.12's share, "
+                  "not below it.", rule, per, agg,
+                  all(all(grok[f"f{f:g}"]) for f in above) and all(not all(grok[f"f{f:g}"]) for f in below))
+    if not above or not below:
+        claim.inconclusive("precondition", f"no share on {'both sides' if not (above or below) else 'one side'} "
+                                           f"of the bound {b:.3f} was trained")
+    trained = [f for f in FRACS if grok.get(f"f{f:g}")]
+    stable = [f for f in trained if all(all(grok[f"f{g:g}"]) for g in trained if g >= f)]
+    lowest = min(stable) if stable else None
+    nearest = min(NS, key=lambda n: abs(bound(p, n) - lowest)) if lowest is not None else None
+    measured = Claim("observed_threshold", "Measurement: the smallest share from which every seed groks, and the n "
+                     "whose bound lies nearest it.", "the smallest trained share alpha such that every seed at every "
+                     "share >= alpha reaches 0.99; holds when there is one", per,
+                     {"observed share": lowest, "nearest n": nearest,
+                      "its bound": None if nearest is None else round(bound(p, nearest), 4)}, lowest is not None)
+    return [claim, measured]
+
+
+def _plot(grok: dict, p: int, path: Path, profile: str) -> list[Path]:
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(7.2, 3.4))
+        xs = [f for f in FRACS if grok.get(f"f{f:g}")]
+        ax.plot(xs, [sum(grok[f"f{f:g}"]) / len(grok[f"f{f:g}"]) for f in xs], "o-", color="k",
+                label="seeds reaching test acc 0.99")
+        ax.plot(FRACS, [expected_ceiling("random", None, p, N_COVER, frac=f) for f in FRACS], "s--", color="C0",
+                label=f"expected coverage ceiling, n = {N_COVER}")
+        for i, n in enumerate(NS):
+            ax.axvline(bound(p, n), color=f"C{i + 1}", ls=":", lw=1, label=f"ln(p²)/C, n = {n}")
+        ax.set(xlabel="training share alpha", ylabel="share", ylim=(-0.05, 1.05),
+               title=f"Thm 3.12's bound against grokking ({profile} profile, p = {p})")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        return save(fig, path)
