@@ -5,9 +5,10 @@ Cost model: one evaluation is a forward pass over the n_eval rows of the trainin
 step costs about STEP_FORWARDS forward passes of its batch (forward and backward). The budget then affords
 n = share / (1 - share) * STEP_FORWARDS * batch * steps / n_eval evaluations. The log-spaced points take at most
 half of them (early resolution for log-x plots), the rest are spaced evenly, in multiples of 100 steps and never
-closer than 100. Resolution in rows trained is what the budget fixes: at p = 97 (9,409 rows) a 20,000-step run
-evaluates every 800 steps at batch 64 (51,200 rows) and every 100 at batch 512 (51,200 rows). Studies set
-eval.every themselves; `benchmarks/bench.py` measures the share at batch 64, 512 and the full batch.
+closer than 100; the budget is never below MIN_EVALS, however short the run. Resolution in rows trained is what
+the budget fixes: at p = 97 (9,409 rows) a 20,000-step run evaluates every 800 steps at batch 64 (51,200 rows)
+and every 100 at batch 512 (51,200 rows). Studies set eval.every themselves; `benchmarks/bench.py` measures the
+share at batch 64, 512 and the full batch.
 """
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ from groklab.config import Config
 EVAL_SHARE = 0.1
 STEP_FORWARDS = 3
 MIN_EVERY = 100
+MIN_EVALS = 10  # the budget never affords fewer: a short run keeps a curve (and divergence its evals in a row)
 
 
 def auto_spacing(steps: int, batch: int, n_eval: int, log_points: int) -> tuple[int, int]:
     """(every, log points) for a run of `steps` at `batch` rows a step evaluating `n_eval` rows."""
-    afford = EVAL_SHARE / (1 - EVAL_SHARE) * STEP_FORWARDS * batch * steps / max(1, n_eval)
+    afford = max(MIN_EVALS, EVAL_SHARE / (1 - EVAL_SHARE) * STEP_FORWARDS * batch * steps / max(1, n_eval))
     n_log = min(log_points, int(afford // 2))
     regular = max(1, int(afford) - n_log)
     return max(MIN_EVERY, MIN_EVERY * math.ceil(steps / regular / MIN_EVERY)), n_log
