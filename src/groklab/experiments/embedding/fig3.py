@@ -62,8 +62,7 @@ def _plot(maps: dict, path: Path, where: str = "") -> list[Path]:
     import matplotlib as mpl
     from matplotlib.patches import Patch
 
-    cmap = mpl.colormaps["magma"].copy()
-    cmap.set_bad(ABSENT)
+    cmap = mpl.colormaps["magma"].with_extremes(bad=ABSENT)
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, len(SPLITS), figsize=(3.6 * len(SPLITS), 3.2), squeeze=False)
         for ax, split in zip(axes[0], SPLITS):
