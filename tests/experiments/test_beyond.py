@@ -164,17 +164,22 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
     from groklab.experiments.beyond import circulant, embdim
 
     go = {"default": [900, 1000, 1100], "toeplitz": [500, 550, 600], "circulant": [600, 1300, None]}
-    c = {x.id: x for x in circulant.claims(go, horizon=2000)}
+    c = {x.id: x for x in circulant.claims(go, {v: [2000] * 3 for v in go})}
     assert c["toeplitz_groks_earlier"].holds and c["toeplitz_groks_earlier"].aggregate["all"]["p"] == 0.05
     assert c["circulant_groks_earlier"].holds is False  # 2 of 3 seeds after every default seed: P = 1/3
     order = ["d32", "d128"]
+    LAST = {"d32": [3000, 3000, 3000], "d128": [3000, 3000, 3000]}
     e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450]},
-                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99]}, order, 3000)}
+                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99]}, order, LAST)}
     assert e["larger_dim_groks_earlier"].holds and e["larger_dim_lifts_ceiling"].holds
     e = {x.id: x for x in embdim.claims({"d32": [400, 900, 600], "d128": [500, 450, 700]},
-                                        {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, 3000)}
+                                        {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, LAST)}
     assert e["larger_dim_groks_earlier"].reason == "underpowered"  # P(d128 first) = 5/9: no decision
     assert e["larger_dim_lifts_ceiling"].holds is not True
+    stopped = circulant.claims({"default": [None] * 3, "toeplitz": [500, 550, 600], "circulant": [None] * 3},
+                               {"default": [4500, 5000, 4600], "toeplitz": [4600] * 3, "circulant": [400] * 3})
+    # a run without GO is censored at its own last step: a circulant run stopped at 400 tells nothing
+    assert stopped[0].holds and stopped[1].reason == "censored"
 
 
 @pytest.mark.parametrize("fig", ["table1", "fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity",

@@ -30,6 +30,11 @@ ALPHA = 0.05
 Verdict = tuple  # (holds: bool | None, reason: str, why: str)
 
 
+class Times(list):
+    """Event times per seed: a step, `Censored(bound)` where the run ended without the event, None where the
+    time is undefined (a gap whose fit never came)."""
+
+
 def event_times(t: pd.DataFrame, col: str = "t_test", **where) -> list:
     """Per seed (by seed order) the step of the event, or `Censored(last step)` for a run that ended without it."""
     sub = select(t, **where) if len(t) else t
@@ -39,6 +44,12 @@ def event_times(t: pd.DataFrame, col: str = "t_test", **where) -> list:
 def at_horizon(values: Sequence, horizon: float) -> list:
     """Per-seed times with None (never reached) as `Censored(horizon)`: runs that all ended at `horizon`."""
     return [Censored(horizon) if _none(v) else float(v) for v in values]
+
+
+def at_last(values: Sequence, last: Sequence) -> list:
+    """Per-seed times with None (never reached) as `Censored(that run's last step)`: runs that may have ended
+    at different steps (a plateau stop)."""
+    return [Censored(float(n)) if _none(v) else float(v) for v, n in zip(values, last)]
 
 
 def shown(times: Sequence) -> list:

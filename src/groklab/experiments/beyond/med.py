@@ -14,7 +14,8 @@ Differences from the paper and its released code:
   (a^2+ab+b^2; (a+b)^2 in rec.py); our five: a - b, a * b, a^2+ab+b^2 and the asymmetric a^2+b and a^3+ab (quick:
   a + b, a^2+ab+b^2, a^3+ab only: CPU budget of the quick profile).
 - p, sizes, lr, wd, optimizer: the shared settings (profile.py). Horizon: not stated; the release 30,000 epochs;
-  ours 30,000 steps (paper), 2,500 (quick, CPU budget).
+  ours 30,000 steps (paper), up to 15,000 (quick:
+  profile.QUICK_HORIZON).
 - Statistic: the paper shows curves, which the release plots smoothed (remove_outliers: a +-500-epoch running mean
   from epoch 1,000, then a Gaussian of sigma 10); ours Spearman rho of raw MED and test loss over the evals from
   the fit (train acc >= 0.99) on, per seed: median >= 0.5 and every rho > 0 (our reading of "closely matches").
@@ -26,8 +27,9 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from groklab.experiments.beyond.profile import P_POLY_QUICK, base_overrides
+from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base_overrides
 from groklab.experiments.controls import Control
+from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import variant_of
@@ -45,7 +47,7 @@ RHO = 0.5  # "moves with": Spearman rho between MED and test loss after the fit 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     every = "50" if profile == "quick" else "100"
-    base = base_overrides(profile, ["steps=2500", f"p={P_POLY_QUICK}"]) + [f"measures.progress.every={every}"]
+    base = base_overrides(profile, [*QUICK_HORIZON, f"p={P_POLY_QUICK}"]) + [f"measures.progress.every={every}"]
     ops = QUICK_OPS if profile == "quick" else OPS
     return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
 
@@ -110,9 +112,12 @@ def claims(corr: dict) -> list[Claim]:
         r = [corr[x][1] for x in sorted(corr) if variant_of(x) == f"op{j}"]
         ok = [x for x in rho if x is not None]
         med = statistics.median(ok) if ok else None
-        out.append(Claim(f"med_tracks_test_loss_{op}", f"MED moves with the test loss ({op}).",
-                         "Spearman rho (and Pearson r) between MED and test loss over the eval rows from the "
-                         f"training set's fit on, per seed; holds if the median rho >= {RHO} and every rho > 0",
-                         {"spearman": rho, "pearson": r}, {"median rho": med, "mean r": mean_ci(r)["mean"]},
-                         bool(ok) and len(ok) == len(rho) and med >= RHO and min(ok) > 0))
+        c = every_seed(f"med_tracks_test_loss_{op}", f"MED moves with the test loss ({op}).",
+                       "Spearman rho between MED and test loss over the eval rows from the training set's fit on",
+                       {f"op{j}": rho}, lambda x: None if x is None else x > 0,
+                       f"rho > 0, and the median rho >= {RHO}", {"median rho": med, "mean r": mean_ci(r)["mean"]},
+                       shown={"spearman": rho, "pearson": r})
+        if c.holds is True and med < RHO:  # every seed moves with it, but weakly: not "moves with"
+            c.holds, c.note = False, f"median rho {med:.2f} < {RHO}"
+        out.append(c)
     return out

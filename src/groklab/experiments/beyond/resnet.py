@@ -41,6 +41,7 @@ import pandas as pd
 
 from groklab.data.images import chance
 from groklab.experiments.controls import Control
+from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import by_variant, curves, variant_of
@@ -121,27 +122,25 @@ def claims(ev: dict) -> list[Claim]:
     fit, up, best = get("t_fit", "grok"), get("t_rise", "grok"), get("best", "grok")
     ratio = [late_ratio(f, r) for f, r in zip(fit, up)]
     u = [b if r is not None else None for b, r in zip(best, up)]  # highest test acc from the rise on
-    ok = [r is not None and r >= LATE and a is not None and a >= GENERALIZE for r, a in zip(ratio, u)]
-    c1 = Claim("late_rise_to_generalization",
-               "Training accuracy reaches 99% long before test accuracy rises; test accuracy then climbs to 90%.",
-               f"per seed: {RISE_RULE}; holds if (rise - t_fit) / t_fit >= {LATE} and the highest test accuracy "
-               f"from the rise on >= {GENERALIZE}, on every seed",
-               {"t_fit": fit, "test_at_fit": get("at_fit", "grok"), "chance": get("chance", "grok"),
-                "rise_step": up, "late_ratio": ratio, "best_from_rise": u},
-               {"late_ratio": mean_ci(ratio), "best_from_rise": mean_ci(u),  # over the seeds where defined
-                "thresholds": {"late_ratio": LATE, "best_from_rise": GENERALIZE}}, bool(ok) and all(ok))
+    c1 = every_seed("late_rise_to_generalization",
+                    "Training accuracy reaches 99% long before test accuracy rises; test accuracy then climbs to 90%.",
+                    f"{RISE_RULE};", {"grok": list(zip(ratio, u))},
+                    lambda x: x[0] is not None and x[0] >= LATE and x[1] is not None and x[1] >= GENERALIZE,
+                    f"(rise - t_fit) / t_fit >= {LATE} and the highest test accuracy from the rise on >= {GENERALIZE}",
+                    {"late_ratio": mean_ci(ratio), "best_from_rise": mean_ci(u),  # over the seeds where defined
+                     "thresholds": {"late_ratio": LATE, "best_from_rise": GENERALIZE}},
+                    shown={"t_fit": fit, "test_at_fit": get("at_fit", "grok"), "chance": get("chance", "grok"),
+                           "rise_step": up, "late_ratio": ratio, "best_from_rise": u})
     out = [c1]
     for v, text in (("wd0", "Without weight decay the network memorizes and test accuracy does not rise late."),
                     ("random", "With a random label per grid the network memorizes and nothing generalizes.")):
         f, b = get("t_fit", v), get("best", v)
         base = [None if a is None else max(a, c) for a, c in zip(get("at_fit", v), get("chance", v))]
         rise = [None if x is None or y is None else x - y for x, y in zip(b, base)]
-        hold = [x is not None and ft is not None and x < RISE for x, ft in zip(rise, f)]
-        out.append(Claim(f"{v}_memorizes_without_rise", text,
-                         f"per seed: {RISE_RULE}; holds if the run fits and its highest test accuracy after the fit "
-                         f"stays below base + {RISE}, on every seed",
-                         {"t_fit": f, "test_at_fit": get("at_fit", v), "chance": get("chance", v),
-                          "best_after_fit": b, "rise": rise},
-                         {"rise": mean_ci(rise), "threshold": RISE},
-                         bool(hold) and all(hold)))
+        out.append(every_seed(f"{v}_memorizes_without_rise", text, f"{RISE_RULE};", {v: list(zip(rise, f))},
+                              lambda x: x[0] is not None and x[1] is not None and x[0] < RISE,
+                              f"the run fits and its highest test accuracy after the fit stays below base + {RISE}",
+                              {"rise": mean_ci(rise), "threshold": RISE},
+                              shown={"t_fit": f, "test_at_fit": get("at_fit", v), "chance": get("chance", v),
+                                     "best_after_fit": b, "rise": rise}))
     return out

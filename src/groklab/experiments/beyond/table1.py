@@ -43,8 +43,9 @@ import pandas as pd
 from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
 from groklab.experiments.controls import Control
+from groklab.experiments.levels import every_seed, trend
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import mean_ci, spearman_boot
+from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
@@ -196,6 +197,12 @@ def markdown(tab: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _falls(id: str, text: str, what: str, per_k: dict) -> Claim:
+    """"`what` falls as k grows": the shared trend rule at rho <= RHO, cells named k=<k>."""
+    cells = {f"k={k}": v for k, v in sorted(per_k.items())}
+    return trend(id, text, what, cells, {f"k={k}": k for k in sorted(per_k)}, -1, strength=-RHO)
+
+
 def _none(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
@@ -223,51 +230,39 @@ def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
 
 def claims(tab: pd.DataFrame) -> list[Claim]:
     if tab.empty:
-        return [Claim("table1", "Table 1's claims", "no runs", holds=False, note="no runs to analyse")]
+        return [Claim("table1", "Table 1's claims", "no runs", holds=None, reason="precondition",
+                      note="no runs to analyse")]
     by = {(r["split"], r["k97"]): r for _, r in tab.iterrows()}
     rnd = by.get(("random", 0))
-    out = [Claim("random_reaches_one", "With a random 30% split, test accuracy eventually reaches 1.",
-                 f"U-Acc per seed; holds if every seed reaches >= {REACH}",
-                 {"random": rnd["U_per_seed"] if rnd is not None else []},
-                 {"mean": rnd["U"] if rnd is not None else None},
-                 rnd is not None and min(rnd["U_per_seed"]) >= REACH)]
+    out = [every_seed("random_reaches_one", "With a random 30% split, test accuracy eventually reaches 1.",
+                      "U-Acc", {"random": rnd["U_per_seed"] if rnd is not None else []},
+                      lambda u: None if u is None else u >= REACH, f"U-Acc >= {REACH}",
+                      {"mean": rnd["U"] if rnd is not None else None})]
     for group in ("square", "strip", "strip_offset"):
-        groups = {k: r["U_per_seed"] for (s, k), r in by.items() if s == group}
-        sp = spearman_boot(groups)
-        out.append(Claim(f"{group}_u_falls_with_k", f"U-Acc falls as the {LABEL[group]} holdout k grows.",
-                         "Spearman rho between k and the mean U-Acc over seeds (U-Acc: the highest test accuracy "
-                         "from GO on; the highest after the fit when grokking never takes off), 95% CI by "
-                         f"resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
-                         {f"k={k}": v for k, v in sorted(groups.items())}, sp,
-                         sp["rho"] is not None and sp["rho"] <= RHO and sp["hi"] < 0))
+        out.append(_falls(f"{group}_u_falls_with_k", f"U-Acc falls as the {LABEL[group]} holdout k grows.",
+                          "U-Acc (the highest test accuracy from GO on; the highest after the fit when grokking never "
+                          "takes off)", {k: r["U_per_seed"] for (s, k), r in by.items() if s == group}))
     for group in ("square", "strip", "strip_offset"):  # the mechanism: the holdout itself cannot be inferred
-        groups = {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not _none(r["H"])}
-        sp = spearman_boot(groups)
-        out.append(Claim(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {LABEL[group]} holdout "
-                         "itself (H-Acc) falls as k grows.",
-                         "Spearman rho between k and the mean H-Acc (holdout accuracy at the eval of U-Acc), 95% CI "
-                         f"by resampling seeds within each k; holds if rho <= {RHO} and the CI lies below 0",
-                         {f"k={k}": v for k, v in sorted(groups.items())}, sp,
-                         sp["rho"] is not None and sp["rho"] <= RHO and sp["hi"] < 0))
+        out.append(_falls(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {LABEL[group]} holdout "
+                          "itself (H-Acc) falls as k grows.", "H-Acc (holdout accuracy at the eval of U-Acc)",
+                          {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not _none(r["H"])}))
     above = {f"{s} k={k}": [None if u is None else round(u - r["U_if_chance_on_holdout"], 4)
                             for u in r["U_per_seed"]] for (s, k), r in by.items() if not _none(r["holdout_share"])}
     lifted = {k: all(v > 0 for v in vs if v is not None) for k, vs in above.items()}
-    out.append(Claim("u_is_not_composition_alone", "Measurement: in every holdout split U-Acc exceeds what the "
-                     "test set's composition alone gives (perfect outside the holdout, chance on it).",
-                     "per split and seed, U-Acc minus (1 - s) - s/p, s the holdout's share of the test set; holds "
-                     "if every seed of every split lies above 0 (the split's rows below 0 are composition alone)",
-                     above, {"splits above on every seed": sum(lifted.values()), "splits": len(above),
-                             "composition alone": [k for k, ok in lifted.items() if not ok]},
-                     bool(lifted) and all(lifted.values())))
+    out.append(every_seed("u_is_not_composition_alone", "Measurement: in every holdout split U-Acc exceeds what "
+                          "the test set's composition alone gives (perfect outside the holdout, chance on it).",
+                          "U-Acc minus (1 - s) - s/p, s the holdout's share of the test set,", above,
+                          lambda d: None if d is None else d > 0, "it lies above 0 (below: composition alone)",
+                          {"splits above on every seed": sum(lifted.values()), "splits": len(above),
+                           "composition alone": [k for k, ok in lifted.items() if not ok]}))
     for group, how in (("strip", ""), ("strip_own_ids", " (each operand its own token ids)"),
                        ("strip_offset", " (004's STRIP code: the second operand's ids offset, overlapping)")):
         s67 = by.get((group, 67))
-        out.append(Claim(f"{group}67_disappears", f"At STRIP k = 67, grokking disappears{how}.",
-                         "go_step per seed (None: test accuracy never rose 0.1 above its value at the fit); holds "
-                         "if it is None on every seed",
-                         {f"{group} k=67": s67["GO_per_seed"] if s67 is not None else []},
-                         {"max test acc after fit": s67["U"] if s67 is not None else None},
-                         s67 is not None and s67["grokked"] == 0))
+        out.append(every_seed(f"{group}67_disappears", f"At STRIP k = 67, grokking disappears{how}.",
+                              "go_step (None: test accuracy never rose 0.1 above its value at the fit)",
+                              {f"{group} k=67": s67["GO_per_seed"] if s67 is not None else []},
+                              lambda go: go is None, "it is None",
+                              {"max test acc after fit": s67["U"] if s67 is not None else None}))
     excess = {f"{s} k={k}": r["U"] - r["ceiling"] for (s, k), r in by.items()}
     margin = {f"{s} k={k}": max(NOISE * (r["U_se"] or 0.0), NOISE_FLOOR) for (s, k), r in by.items()}
     ours = smallest_n({r: by[r]["U"] for r in by}, lambda r, n: by[r]["ceiling_by_n"][n - 1])

@@ -11,7 +11,8 @@ Differences from the paper and its released code:
 - Window: "after the training accuracy reaches 100%" (§3) read as from the first eval with train acc >= 0.99 to
   the last eval (a run that never fits: from the first eval).
 - Task, p, split: not stated for §3; ours a + b, random 30% (§6.1's setting); sizes, lr, optimizer: the shared
-  settings (profile.py). Horizon: not stated; ours 30,000 steps (paper), 2,500 (quick, CPU budget).
+  settings (profile.py). Horizon: not stated; ours 30,000 steps (paper), up to 15,000 (quick:
+  profile.QUICK_HORIZON).
 - Statistic: both ratios (end / fit) < 1 on every wd 1 seed and not both on any wd 0 seed; "test accuracy
   follows" as U-Acc >= 0.9 on every wd 1 seed and < 0.9 on every wd 0 seed (our threshold). MED is measured
   every 100 steps (quick 50); the release's every epoch.
@@ -22,8 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groklab.experiments.beyond.profile import base_overrides
+from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
 from groklab.experiments.controls import Control
+from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.variants import curves, per_variant, variant_of
 
@@ -38,7 +40,7 @@ GROK = 0.9  # "test accuracy follows": U-Acc at least this with weight decay
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     every = "50" if profile == "quick" else "100"
-    base = base_overrides(profile, ["steps=2500"]) + [f"measures.progress.every={every}"]
+    base = base_overrides(profile, QUICK_HORIZON) + [f"measures.progress.every={every}"]
     return grid_runs(VARIANTS, base, seeds)
 
 
@@ -64,14 +66,14 @@ def claims(ch: dict, u: dict) -> list[Claim]:
     by = {v: [ch[r] for r in sorted(ch) if variant_of(r) == v] for v in VARIANTS}
     med = {v: [round(a, 4) for a, _ in x] for v, x in by.items()}
     cv = {v: [round(b, 4) for _, b in x] for v, x in by.items()}
-    falls = lambda xs: bool(xs) and all(x < 1 for x in xs)  # noqa: E731
-    return [Claim("wd_makes_embedding_uniform", "With weight decay MED falls and the spacing evens out; without, "
-                  "neither.", "MED and MED_cv at the end / at the fit of the training set, per seed; holds if both "
-                  "ratios are < 1 on every seed with wd 1 and not both on any seed with wd 0",
-                  {"MED ratio": med, "MED_cv ratio": cv}, {},
-                  falls(med["wd1"]) and falls(cv["wd1"])
-                  and not any(a < 1 and b < 1 for a, b in zip(med["wd0"], cv["wd0"]))),
-            Claim("test_accuracy_follows", "Test accuracy follows: it groks with weight decay, not without.",
-                  f"U-Acc per seed (highest after the fit without grokking); holds if >= {GROK} on every seed with "
-                  f"wd 1 and below it on every seed with wd 0", u, {},
-                  bool(u.get("wd1")) and min(u["wd1"]) >= GROK and bool(u.get("wd0")) and max(u["wd0"]) < GROK)]
+    both = lambda m: m[0] < 1 and m[1] < 1  # noqa: E731
+    return [every_seed("wd_makes_embedding_uniform", "With weight decay MED falls and the spacing evens out; "
+                       "without, neither.", "MED and MED_cv at the end / at the fit of the training set",
+                       {v: by.get(v, []) for v in ("wd1", "wd0")}, {"wd1": both, "wd0": lambda m: not both(m)},
+                       "both ratios are < 1 with wd 1, and not both with wd 0", shown={"MED ratio": med,
+                                                                                       "MED_cv ratio": cv}),
+            every_seed("test_accuracy_follows", "Test accuracy follows: it groks with weight decay, not without.",
+                       "U-Acc (highest after the fit without grokking)", {v: u.get(v, []) for v in ("wd1", "wd0")},
+                       {"wd1": lambda x: None if x is None else x >= GROK,
+                        "wd0": lambda x: None if x is None else x < GROK},
+                       f"U-Acc >= {GROK} with wd 1 and below it with wd 0")]

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
+from groklab.experiments.levels import above, contrast
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import boot_diff, boot_mean
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series
 
@@ -85,16 +85,11 @@ def claims(per: dict) -> list[Claim]:
     out = []
     for order, task in (("token", "add"), ("token", "mul"), ("dlog", "mul")):
         v = per.get(order, {}).get(task, [])
-        m = boot_mean(v)
-        out.append(Claim(f"{task}_peaked_{order}", f"The {task} embedding spectrum has clear peaks ({order} order).",
-                         _stat(order) + f"; holds if the whole CI lies above {PEAKED}", {task: v},
-                         {"mean": m["mean"], "lo": m["lo"], "hi": m["hi"], "threshold": PEAKED},
-                         m["lo"] is not None and m["lo"] > PEAKED))
+        out.append(above(f"{task}_peaked_{order}", f"The {task} embedding spectrum has clear peaks ({order} order).",
+                         _stat(order), {task: v}, [task], PEAKED))
     for order, task in (("token", "add"), ("token", "mul"), ("dlog", "mul")):
         v, div = per.get(order, {}).get(task, []), per.get(order, {}).get("div", [])
-        d = boot_diff(v, div)
-        out.append(Claim(f"{task}_peaked_vs_div_{order}", f"The {task} spectrum is more peaked than div's, "
-                         f"which is more diffuse ({order} order).",
-                         _stat(order) + f"; holds if the CI of mean({task}) - mean(div) lies above 0",
-                         {task: v, "div": div}, {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"]}, d["sign"] == 1))
+        out.append(contrast(f"{task}_peaked_vs_div_{order}", f"The {task} spectrum is more peaked than div's, "
+                            f"which is more diffuse ({order} order).", _stat(order), {task: v, "div": div}, task,
+                            "div", +1))
     return out

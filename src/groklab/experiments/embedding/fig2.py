@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
+from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import boot_mean, median_censored, per_seed, run_table
 from groklab.plots.curves import acc_grid
@@ -86,22 +87,18 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                {"lag": [lag["mean"], lag["lo"], lag["hi"]], "corr": [corr["mean"], corr["lo"], corr["hi"]],
                 "lag_threshold": LAG, "corr_threshold": CORR},
                lag["hi"] is not None and lag["hi"] < LAG and corr["lo"] is not None and corr["lo"] > CORR)
-    c1 = Claim("no_emb_add_reaches_0.95", "Without embeddings the MLP generalizes modular addition: its add test "
-               f"accuracy reaches {GEN} within the run.",
-               f"final test accuracy of model=mlp on add; holds if every seed ends >= {GEN}",
-               {"add/mlp": add_no}, {"min": min(add_no) if add_no else None},
-               bool(add_no) and min(add_no) >= GEN)
-    c2 = Claim("no_emb_fails_mul", "Without embeddings the MLP fails to generalize multiplication.",
-               f"best test accuracy of model=mlp on mul over the run; holds if every seed stays < {FAIL}",
-               {"mul/mlp": mul_no}, {"max": max(mul_no) if mul_no else None},
-               bool(mul_no) and max(mul_no) < FAIL)
+    c1 = every_seed("no_emb_add_reaches_0.95", "Without embeddings the MLP generalizes modular addition: its add "
+                    f"test accuracy reaches {GEN} within the run.", "final test accuracy of model=mlp on add",
+                    {"add/mlp": add_no}, lambda x: x >= GEN, f"it ends >= {GEN}",
+                    {"min": min(add_no) if add_no else None})
+    c2 = every_seed("no_emb_fails_mul", "Without embeddings the MLP fails to generalize multiplication.",
+                    "best test accuracy of model=mlp on mul over the run", {"mul/mlp": mul_no}, lambda x: x < FAIL,
+                    f"it stays < {FAIL}", {"max": max(mul_no) if mul_no else None})
     t_train = {task: g("t_train", task, "mlp_emb") for task in TASKS}
-    c3 = Claim("emb_fits_both", "With embeddings the MLP reaches 100% training accuracy on add and mul.",
-               "t_train (first eval step with train acc >= 0.99) of model=mlp_emb; holds if every seed "
-               "on both tasks reaches it",
-               {f"{k}/mlp_emb": v for k, v in t_train.items()},
-               {f"{k}/median_t_train": median_censored(v) for k, v in t_train.items()},
-               all(v and None not in v for v in t_train.values()))
+    c3 = every_seed("emb_fits_both", "With embeddings the MLP reaches 100% training accuracy on add and mul.",
+                    "t_train (first eval step with train acc >= 0.99) of model=mlp_emb",
+                    {f"{k}/mlp_emb": v for k, v in t_train.items()}, lambda t: t is not None, "it is reached",
+                    {f"{k}/median_t_train": median_censored(v) for k, v in t_train.items()})
     tt, tr = g("t_test", "mul", "mlp_emb"), t_train["mul"]
     delay = [None if a is None or b is None else a / max(b, 1) for a, b in zip(tt, tr)]
     m = boot_mean(delay) if delay and None not in delay else boot_mean([])

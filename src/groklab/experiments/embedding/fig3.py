@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
+from groklab.experiments.levels import contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored
 from groklab.plots.style import STYLE, plt, save
@@ -85,12 +86,10 @@ def _plot(maps: dict, path: Path, where: str = "") -> list[Path]:
 
 def claims(per: dict) -> list[Claim]:
     med = {s: median_censored(v) if v else None for s, v in per.items()}
-    ok = bool(per.get("skewed")) and bool(per.get("uniform")) and med["skewed"] > med["uniform"]
     return [
-        Claim("sparse_gradient_columns", "Embedding gradients are sparse: tokens absent from a batch get none.",
-              "share of (measured step, operand token) cells with a zero gradient norm; holds if > 0 for every "
-              "run of every split", per, med, all(v and min(v) > 0 for v in per.values())),
-        Claim("skewed_sparser_than_uniform", "Imbalanced (skewed) sampling leaves more tokens without gradient.",
-              "the share above; holds if its median over seeds is larger for skewed than for uniform",
-              {k: per.get(k, []) for k in ("skewed", "uniform")}, med, ok),
+        every_seed("sparse_gradient_columns", "Embedding gradients are sparse: tokens absent from a batch get none.",
+                   "share of (measured step, operand token) cells with a zero gradient norm", per,
+                   lambda x: x > 0, "it is > 0", med),
+        contrast("skewed_sparser_than_uniform", "Imbalanced (skewed) sampling leaves more tokens without gradient.",
+                 "the share above", {k: per.get(k, []) for k in ("skewed", "uniform")}, "skewed", "uniform", +1),
     ]

@@ -13,6 +13,7 @@ from groklab.config import make_config
 from groklab.data import token_counts
 from groklab.engine.setup import build
 from groklab.experiments.embedding.profile import SKEW, base_overrides
+from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import RunStore
@@ -77,20 +78,23 @@ def _plot(stats: dict, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
+SPLITS_ORDER = ("skewed", "random", "uniform")
+
+
 def claims(stats: dict) -> list[Claim]:
     imb = {s: [x["imbalance"] for x in stats.get(s, [])] for s in SPLITS}
     rare = {s: [max(x["absent"]) for x in stats.get(s, [])] for s in SPLITS}
     n = min((len(v) for v in imb.values()), default=0)
-    pairs = lambda d, hi, lo: [d[hi][i] > d[lo][i] for i in range(n)]  # noqa: E731
-    c1 = Claim("skewed_uneven_train_tokens", "Skewed splits make operand-token frequencies in training uneven.",
-               "max / min count of an operand-a token in the training set; holds if on every seed skewed > "
-               "random > uniform", imb, {f"median_{s}": _median(v) for s, v in imb.items()},
-               n > 0 and all(pairs(imb, "skewed", "random")) and all(pairs(imb, "random", "uniform")))
-    c2 = Claim("rare_tokens_absent_from_batches",
-               "Under imbalanced sampling some tokens are absent from many mini-batches.",
-               f"for the rarest operand-a token, the share of the first {BATCHES} mini-batches without it; "
-               "holds if on every seed skewed > uniform", rare, {f"median_{s}": _median(v) for s, v in rare.items()},
-               n > 0 and all(pairs(rare, "skewed", "uniform")))
+    seeds = lambda d, *ss: [tuple(d[x][i] for x in ss) for i in range(n)]  # noqa: E731
+    c1 = every_seed("skewed_uneven_train_tokens", "Skewed splits make operand-token frequencies in training uneven.",
+                    "max / min count of an operand-a token in the training set",
+                    {"skewed, random, uniform": seeds(imb, *SPLITS_ORDER)}, lambda x: x[0] > x[1] > x[2],
+                    "skewed > random > uniform", {f"median_{s}": _median(v) for s, v in imb.items()}, shown=imb)
+    c2 = every_seed("rare_tokens_absent_from_batches",
+                    "Under imbalanced sampling some tokens are absent from many mini-batches.",
+                    f"for the rarest operand-a token, the share of the first {BATCHES} mini-batches without it",
+                    {"skewed, uniform": seeds(rare, "skewed", "uniform")}, lambda x: x[0] > x[1], "skewed > uniform",
+                    {f"median_{s}": _median(v) for s, v in rare.items()}, shown=rare)
     return [c1, c2]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
+from groklab.experiments.levels import below
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean, run_table
 from groklab.plots.style import STYLE, plt, save
@@ -82,14 +83,11 @@ def _plot(df, path: Path) -> list[Path]:
 
 
 def claims(ent: dict, times: dict) -> list[Claim]:
-    a, d = boot_mean(ent.get("gamma1e-4", [])), boot_mean(ent.get(DEFAULT, []))
+    d = boot_mean(ent.get(DEFAULT, []))
     return [
-        Claim("absolute_gamma_is_one_hot", "Measurement: an absolute gamma = 1e-4 (our former default; App. A "
-                                            "states only gamma > 0) samples a single token.",
-              "mean normalised entropy H(p)/log(#tokens) over the measures after step 0, per seed; holds if the 95% "
-              f"bootstrap CI of its mean lies below {ONE_HOT}", {k: ent.get(k, []) for k in ARMS if k in ent},
-              {"mean": a["mean"], "lo": a["lo"], "hi": a["hi"], "threshold": ONE_HOT},
-              a["hi"] is not None and a["hi"] < ONE_HOT),
+        below("absolute_gamma_is_one_hot", "Measurement: an absolute gamma = 1e-4 (our former default; App. A "
+              "states only gamma > 0) samples a single token.", "mean normalised entropy H(p)/log(#tokens) over the "
+              "measures after step 0", {"gamma1e-4": ent.get("gamma1e-4", [])}, ["gamma1e-4"], ONE_HOT),
         Claim("default_tau_samples_meaningfully", "Measurement: the default relative gamma (tau = 0.3) keeps p "
               "between uniform and one-hot.", f"the same entropy for {DEFAULT}; holds if its CI lies inside {SPREAD}",
               {DEFAULT: ent.get(DEFAULT, [])}, {"mean": d["mean"], "lo": d["lo"], "hi": d["hi"], "band": SPREAD},

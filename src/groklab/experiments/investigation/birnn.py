@@ -35,8 +35,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import below, contrast, draw, lag, table, within
+from groklab.experiments.investigation.compare import draw, lag, table
 from groklab.experiments.investigation.profile import budget, fit_batch, model
+from groklab.experiments.levels import below, contrast, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "birnn"

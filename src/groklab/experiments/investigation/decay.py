@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.investigation.compare import contrast, table
+from groklab.experiments.investigation.compare import table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
+from groklab.experiments.levels import contrast
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.style import STYLE, plt, save
 

@@ -30,8 +30,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import below, draw, lag, median_time, table, trend, within
+from groklab.experiments.investigation.compare import draw, lag, median_time, table
 from groklab.experiments.investigation.profile import batch, budget, model
+from groklab.experiments.levels import below, trend, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "ksum"

@@ -50,6 +50,7 @@ import torch
 from groklab.config import make_config
 from groklab.engine.setup import build
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
+from groklab.experiments.levels import above, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_diff, boot_mean
 from groklab.experiments.variants import per_variant
@@ -159,21 +160,21 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
 
 
 def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
-    r = boot_mean(v.get("ratio", []))
-    sharp = Claim("sharp_basin_along_singular_directions",
+    sharp = above("sharp_basin_along_singular_directions",
                   "The generalizing solution sits in a sharp, narrow basin along the weights' top directions.",
-                  "per seed: curvature d^T H d / d^T d of the train loss along sigma_1 u_1 v_1^T of linear1 and "
-                  "linear2 (mean of the two) / the mean over 8 Gaussian directions in the same layers; holds if the "
-                  "95% bootstrap CI of the mean ratio lies above 1",
-                  {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")},
-                  r, r["lo"] is not None and r["lo"] > 1)
+                  "curvature d^T H d / d^T d of the train loss along sigma_1 u_1 v_1^T of linear1 and linear2 (mean "
+                  "of the two) / the mean over 8 Gaussian directions in the same layers", {"ratio": v.get("ratio", [])},
+                  ["ratio"], 1.0)
+    sharp.per_seed = {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")}
     rows = list(peak.values())
-    ok = bool(rows) and all(t is not None and s <= t and f < 0.5 for (s, f), t in zip(rows, t_test))
-    grads = Claim("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as grokking "
-                  "takes place.", "per seed: step of the largest grad/total (train set, every eval) <= t_test, and the "
-                  "final grad/total < 0.5 x its peak; holds if every seed does",
-                  {"peak_step": [s for s, _ in rows], "final_over_peak": [f for _, f in rows], "t_test": t_test},
-                  {"seeds": len(rows)}, ok)
+    seeds = [(s, f, t) for (s, f), t in zip(rows, t_test)]
+    grads = every_seed("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as "
+                       "grokking takes place.", "step of the largest grad/total (train set, every eval), the final "
+                       "grad/total over that peak, and t_test", {"seeds": seeds},
+                       lambda x: x[2] is not None and x[0] <= x[2] and x[1] < 0.5,
+                       "the peak comes at or before t_test and the final grad/total < 0.5 x its peak",
+                       {"seeds": len(rows)}, shown={"peak_step": [s for s, _ in rows],
+                                                    "final_over_peak": [f for _, f in rows], "t_test": t_test})
     final, init = v.get("key_share", []), v.get("key_share_init", [])
     f, d = boot_mean(final), boot_diff(final, init)
     cyclic = Claim("cyclic_embedding", "The learned embeddings are cyclic: numbers a fixed step apart lie next to "

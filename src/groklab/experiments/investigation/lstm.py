@@ -26,9 +26,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.claims import Times
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import Times, bounded_ratio, contrast, draw, lag, median_time, table
+from groklab.experiments.investigation.compare import bounded_ratio, draw, lag, median_time, table
 from groklab.experiments.investigation.profile import budget, model
+from groklab.experiments.levels import contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.survival import Censored
 
@@ -56,22 +58,22 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
 def claims(t: dict) -> list[Claim]:
     delay = {c: [bounded_ratio(tt, tf) for tt, tf in zip(t["t_test"].get(c, []), t["t_train"].get(c, []))]
              for c in ("lstm-a0.3", "lstm-a0.5")}  # t_test / t_train; Censored (a lower bound) where never grokked
-    groks = {c: [m is not None and m >= 0.99 and d is not None and not isinstance(d, Censored) and d >= 2.0
-                 for m, d in zip(t["max_test"].get(c, []), delay[c])] for c in delay}
-    ok = all(groks[c] and all(groks[c]) for c in groks)
     # rise_time / t_90 = 1 - onset / t_90: where 90% never came, a lower bound (Times: compared as censored data)
     rel = {c: Times(bounded_ratio(r, t9) if not isinstance(t9, Censored) else
                     (None if r is None else Censored(float(r) / max(float(t9), 1.0)))
                     for r, t9 in zip(t["rise_time"].get(c, []), t["t_90"].get(c, [])))
            for c in CELLS}
     return [
-        Claim("lstm_groks", "The 2-layer LSTM groks modular addition: generalization arrives long after the fit.",
-              "per seed: max test acc >= 0.99 and delay = t_test / t_train >= 2 (test accuracy reaches 0.99 at "
-              "least twice as late as train accuracy; a run that never reached 0.99 does not grok); aggregate: the "
-              "Kaplan-Meier median delay (its censored values are lower bounds); holds if every seed of both alphas "
-              "does", {"max_test": {c: t["max_test"].get(c, []) for c in groks}, "delay": delay,
-                                   "lag": lag(t, list(groks))},
-              {c: median_time(delay[c]) for c in groks}, ok),
+        every_seed("lstm_groks", "The 2-layer LSTM groks modular addition: generalization arrives long after "
+                   "the fit.", "max test acc and delay = t_test / t_train (test accuracy at 0.99 at least twice as "
+                   "late as train accuracy; a run that never reached 0.99 does not grok); aggregate: the "
+                   "Kaplan-Meier median delay (its censored values are lower bounds)",
+                   {c: list(zip(t["max_test"].get(c, []), delay[c])) for c in delay},
+                   lambda md: md[0] is not None and md[0] >= 0.99 and md[1] is not None
+                   and not isinstance(md[1], Censored) and md[1] >= 2.0, "max test acc >= 0.99 and delay >= 2",
+                   {c: median_time(delay[c]) for c in delay},
+                   shown={"max_test": {c: t["max_test"].get(c, []) for c in delay}, "delay": delay,
+                          "lag": lag(t, list(delay))}),
         contrast("lstm_slower_than_transformer", "The LSTM generalizes later than the Transformer.",
                  "t_test = first eval step with test acc >= 0.99 (alpha 0.5, p = 47)", t["t_test"], "lstm-a0.5",
                  "transformer-a0.5", 1),

@@ -28,8 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import draw, table, trend, within
+from groklab.experiments.investigation.compare import draw, table
 from groklab.experiments.investigation.profile import budget, model
+from groklab.experiments.levels import trend, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "mlp"

@@ -31,8 +31,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import contrast, draw, table, within
+from groklab.experiments.investigation.compare import draw, table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
+from groklab.experiments.levels import contrast, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "optimizers"

@@ -37,8 +37,9 @@ import itertools
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import contrast, draw, table, trend
+from groklab.experiments.investigation.compare import draw, table
 from groklab.experiments.investigation.profile import budget, fit_batch, model
+from groklab.experiments.levels import contrast, trend
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "task1"

@@ -1,0 +1,70 @@
+"""The shared claim vocabulary for levels and trends: synthetic data whose verdict is known."""
+from groklab.experiments import levels
+from groklab.survival import Censored
+
+XS = {"x1": 1, "x2": 2, "x3": 3}
+
+
+def test_comparisons_hold_only_beyond_seed_noise():
+    v = {"a": [100, 110, 120], "b": [300, 310, 290], "c": [0.95, 0.96, 0.97], "d": [0.95, 0.97, 0.96],
+         "e": [0.1, 0.1, 0.1], "f": [0.1, 0.1, 0.1]}
+    assert levels.contrast("x", "", "t", v, "a", "b", -1).holds
+    assert not levels.contrast("x", "", "t", v, "a", "b", 1).holds
+    assert levels.within("x", "", "acc", v, "c", "d", 0.05, floor=0.9).holds
+    assert not levels.within("x", "", "acc", v, "e", "f", 0.05, floor=0.9).holds  # both learned nothing
+    assert not levels.within("x", "", "acc", v, "a", "b", 0.05).holds
+    trend = {"x1": [1, 2], "x2": [5, 6], "x3": [9, 10]}
+    assert levels.trend("x", "", "t", trend, {"x1": 1, "x2": 2, "x3": 3}, 1).holds
+    assert levels.trend("x", "", "t", trend, XS, -1).holds is False  # the other way
+    one = {"a": [100], "b": [300], "c": [0.95], "d": [0.96]}  # a single seed gives no verdict either way
+    assert not levels.contrast("x", "", "t", one, "a", "b", -1).holds
+    assert not levels.within("x", "", "acc", one, "c", "d", 0.05).holds
+    assert levels.trend("x", "", "t", {"x1": [1], "x2": [5], "x3": [9]}, XS, 1).reason == "precondition"
+    assert not levels.contrast("x", "", "acc", {"a": [0.3, 0.31], "b": [0.01, 0.02]}, "a", "b", 1, floor=0.9).holds
+    above = levels.below("x", "", "lag", {"a": [Censored(2.0), -0.5, -0.4]}, ["a"], 0.0)
+    assert above.holds is False  # a mean of lower bounds at or above 0 already fails
+    open_ = levels.below("x", "", "lag", {"a": [Censored(-0.1), -0.5, -0.4]}, ["a"], 0.0)
+    assert open_.holds is None and open_.reason == "censored"
+    assert levels.below("x", "", "lag", {"a": [-0.5, -0.4, -0.45]}, ["a"], 0.0).holds is True
+    wide = levels.below("x", "", "lag", {"a": [-0.5, 0.3, -0.45]}, ["a"], 0.0)
+    assert wide.holds is None and wide.reason == "underpowered"
+
+
+
+
+def test_a_trend_weaker_than_claimed_or_within_noise_is_told_apart():
+    clear = {"x1": [1.0, 1.1], "x2": [2.0, 2.1], "x3": [3.0, 3.1]}
+    assert levels.trend("x", "", "u", clear, XS, -1, strength=0.5).holds is False  # rises: does not fall
+    noisy = {"x1": [3.0, 0.0], "x2": [2.0, 1.2], "x3": [0.1, 3.0]}  # means 1.5, 1.6, 1.55: rho 0.5
+    c = levels.trend("x", "", "u", noisy, XS, 1)
+    assert c.holds is None and c.reason == "underpowered" and "reaches 0" in c.note
+    weak = levels.trend("x", "", "u", noisy, XS, 1, strength=0.8)  # below the strength asked for: decided
+    assert weak.holds is False and "rho = 0.50" in weak.note
+    flat = levels.trend("x", "", "u", {"x1": [1.0, 1.0], "x2": [1.0, 1.0], "x3": [1.0, 1.0]}, XS, 1)
+    assert flat.holds is False  # equal means are no trend
+
+
+def test_every_seed_is_three_valued():
+    reach = lambda u: u >= 0.99  # noqa: E731
+    assert levels.every_seed("x", "", "U-Acc", {"a": [1.0, 0.995], "b": [0.99]}, reach, "U-Acc >= 0.99").holds
+    c = levels.every_seed("x", "", "U-Acc", {"a": [1.0, 0.9], "b": [0.99]}, reach, "U-Acc >= 0.99")
+    assert c.holds is False and c.note == "a: 1 of 2 seeds fail" and c.aggregate["seeds passing"]["a"] == "1 of 2"
+    open_ = levels.every_seed("x", "", "t", {"a": [100, None]}, lambda t: None if t is None else t < 500, "t < 500")
+    assert open_.holds is None and open_.reason == "censored" and "1 of 2 seeds cannot tell" in open_.note
+    failed_beats_open = levels.every_seed("x", "", "t", {"a": [900, None]},
+                                          lambda t: None if t is None else t < 500, "t < 500")
+    assert failed_beats_open.holds is False  # one seed that fails decides, whatever the others
+    empty = levels.every_seed("x", "", "U-Acc", {"a": [1.0], "b": []}, reach, "U-Acc >= 0.99")
+    assert empty.holds is None and empty.reason == "precondition" and "b" in empty.note
+    assert "on every seed of a, b" in empty.statistic
+
+
+def test_above_reads_censored_values_as_lower_bounds():
+    assert levels.above("x", "", "u", {"a": [0.9, 0.92, 0.91]}, ["a"], 0.5).holds is True
+    assert levels.above("x", "", "u", {"a": [0.4, 0.45, 0.42]}, ["a"], 0.5).holds is False
+    wide = levels.above("x", "", "u", {"a": [0.1, 0.9, 0.95]}, ["a"], 0.5)
+    assert wide.holds is None and wide.reason == "underpowered"
+    assert levels.above("x", "", "d", {"a": [Censored(3.0), 4.0, 5.0]}, ["a"], 2.0).holds is True  # bounds clear it
+    low = levels.above("x", "", "d", {"a": [Censored(0.5), 1.0, 1.2]}, ["a"], 2.0)  # the bound may lie far below
+    assert low.holds is None and low.reason == "censored"
+    assert levels.above("x", "", "u", {"a": [0.9], "b": []}, ["a", "b"], 0.5).reason == "precondition"
