@@ -9,17 +9,21 @@ __all__ = ["Config", "ConfigError", "RunResult", "load_runs", "make_config", "re
 
 
 def reproduce(target: str, out="runs/reproduce", profile: str = "quick", seeds: int | None = None, jobs: int = 1,
-              source=None, only: str | None = None, overrides=None, echo=print, train_missing: bool = False):
+              source=None, only: str | None = None, overrides=None, echo=print, train_missing: bool = False,
+              formats=None):
     """`groklab reproduce` from Python: train a paper's figure (`"embedding/fig6"`, `"beyond/all"`, ...) into
     `out`, or re-judge it from `source`, a results archive; returns a pandas DataFrame with one row per claim
     (figure, id, kind, verdict, reason, text, quote, where, statistic, aggregate, per_seed, note). Figures,
-    claims.json and the report are written below `out` as by the CLI; re-running skips finished runs."""
+    claims.json and the report are written below `out` as by the CLI; re-running skips finished runs. `formats`:
+    figure files as `--format` ('png,pdf,svg' or a tuple; PNG always)."""
     import pandas as pd
 
     from groklab.experiments import reproduce as run
+    from groklab.plots.style import figure_formats
 
-    docs = run(target, out, profile=profile, seeds=seeds, jobs=jobs, echo=echo, only=only, source=source,
-               overrides=tuple(overrides) if overrides is not None else None, train_missing=train_missing)
+    with figure_formats(formats):
+        docs = run(target, out, profile=profile, seeds=seeds, jobs=jobs, echo=echo, only=only, source=source,
+                   overrides=tuple(overrides) if overrides is not None else None, train_missing=train_missing)
     first = ["figure", "id", "kind", "verdict", "reason", "text"]
     df = pd.DataFrame([{"figure": d["figure"], **c} for d in docs for c in d["claims"]])
     return df[[c for c in first if c in df] + [c for c in df if c not in first]] if len(df) else df

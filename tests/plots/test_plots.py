@@ -59,3 +59,21 @@ def test_plot_curves_draws_every_seed_apart_and_names_its_panels(tmp_path, monke
     assert len({ln.get_color() for ln in solid}) == 2
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["adam (2 runs)", "sgd (2 runs)"]
     assert ax.get_title() == "optim.lr = 0.001"
+
+
+def test_figure_formats_choose_the_files_and_keep_the_png(tmp_path):
+    from groklab.errors import ConfigError
+    from groklab.plots.style import figure_formats, parse_formats, plt, save
+
+    assert [p.suffix for p in save(plt.figure(), tmp_path / "a", pdf=True)] == [".png", ".pdf"]  # the default
+    with figure_formats("svg, pdf"):
+        written = save(plt.figure(), tmp_path / "b")
+    assert [p.suffix for p in written] == [".png", ".svg", ".pdf"]  # PNG always: the report embeds it
+    assert (tmp_path / "b.svg").read_text().lstrip().startswith("<?xml")
+    with figure_formats("svg"):
+        first = (tmp_path / "b.svg").read_bytes(), save(plt.figure(), tmp_path / "b")
+    assert (tmp_path / "b.svg").read_bytes() == first[0]  # no date in the file: same figure, same bytes
+    assert [p.suffix for p in save(plt.figure(), tmp_path / "c")] == [".png"]  # the block ended
+    for bad in ("jpg", "", "png,,eps"):
+        with pytest.raises(ConfigError, match="format"):
+            parse_formats(bad)

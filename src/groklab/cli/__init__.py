@@ -38,7 +38,12 @@ def main(argv: list[str] | None = None) -> int:
             threads = threads.strip()
             if threads != "torch" and not (threads.isdigit() and int(threads) >= 1):
                 raise ConfigError("threads", args.threads, "must be an integer >= 1 or 'torch'")
-        return _run(args, threads, bool(getattr(args, "allow_large", False)))
+        formats = getattr(args, "format", None)
+        if formats is not None:  # refused before anything trains
+            from groklab.plots.style import parse_formats
+
+            formats = parse_formats(formats)
+        return _run(args, threads, bool(getattr(args, "allow_large", False)), formats)
     except ConfigError as err:
         print(f"groklab: error: {err}", file=sys.stderr)
         return 2
@@ -54,15 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _run(args, threads: str | None, large: bool) -> int:
-    """The command, with --threads and --allow-large in force for it (passed on to its workers as arguments;
-    nothing is written to this process's environment)."""
-    if threads is None and not large:
+def _run(args, threads: str | None, large: bool, formats: tuple | None = None) -> int:
+    """The command, with --threads, --allow-large and --format in force for it (passed on to its workers as
+    arguments; nothing is written to this process's environment)."""
+    if threads is None and not large and formats is None:
         return args.func(args)
     from groklab.engine.budget import permit_large
     from groklab.engine.threads import thread_policy
+    from groklab.plots.style import figure_formats
 
-    with thread_policy(threads), permit_large(True if large else None):
+    with thread_policy(threads), permit_large(True if large else None), figure_formats(formats):
         return args.func(args)
 
 

@@ -75,6 +75,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     d.add_argument("--frac", type=float, default=0.5, help="training fraction of the table (default 0.5)")
     d.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
     _run_options(d)
+    _format(d)
     w = _sub(sub, "sweep", c.cmd_sweep, "run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
              "Expand a sweep file and run it: finished runs are skipped, unfinished ones resumed, runs that "
              "another process is writing are left to it.")
@@ -122,6 +123,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     r.add_argument("--train-missing", action="store_true", help="with --from: train the runs the archive lacks "
                    "(those matching --only, when given) beside its own, to finish a reproduction archived part-way")
     _run_options(r)
+    _format(r)
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
@@ -142,6 +144,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     _allow_large(p)
 
 
+def _format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", metavar="LIST", help="figure files to write, a comma list of png, pdf, svg (PNG "
+                   "always: the report embeds it; default PNG, and PDF for paper figures)")
+
+
 def _allow_large(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-large", action="store_true", help="skip the size checks (memory estimate, runs in a "
                    "sweep, numbers in a probe); also GROKLAB_ALLOW_LARGE=1")
@@ -157,6 +164,7 @@ def _numberline_args(nl: argparse.ArgumentParser) -> None:
     src.add_argument("--model", help="local Hugging Face model directory (needs groklab[llm])")
     src.add_argument("--run", help="groklab run directory: analyse its operand embeddings 0..p-1")
     nl.add_argument("--out", required=True, help="output directory (new or empty)")
+    _format(nl)
     nl.add_argument("--numbers", help="1:1000 | 0:100:5 | log:1:1e6:200 | 3,17,42 | @file (default 1:1000)")
     nl.add_argument("--template", default="{n}", help="text around each numeral, with {n} once")
     nl.add_argument("--layers", default="all", help="all | comma-separated indices (0 = embeddings, -1 = last)")

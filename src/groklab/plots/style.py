@@ -1,7 +1,9 @@
-"""The one figure style of groklab: Agg backend (files only), paper-sized fonts, PNG (+ PDF) output."""
+"""The one figure style of groklab: Agg backend (files only), paper-sized fonts, PNG (+ PDF, SVG) output."""
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import matplotlib
@@ -9,23 +11,52 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+from groklab.errors import ConfigError  # noqa: E402
 from groklab.store import atomic_write  # noqa: E402
 
 STYLE = {"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True, "grid.alpha": 0.3}
+FORMATS = ("png", "pdf", "svg")
+_formats: ContextVar = ContextVar("groklab_figure_formats", default=None)  # None: each caller's own choice
+# bytes that do not change with the clock: the same figure gives the same file
+_META = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """'png,pdf,svg' -> ('png', 'pdf', 'svg'); a ConfigError naming `format` for anything else."""
+    names = tuple(dict.fromkeys(x.strip().lower() for x in str(text).split(",") if x.strip()))
+    bad = [x for x in names if x not in FORMATS]
+    if not names or bad:
+        raise ConfigError("format", text, f"a comma list of {', '.join(FORMATS)}")
+    return names
+
+
+@contextmanager
+def figure_formats(formats):
+    """Within the block every figure is written in `formats` (a tuple or 'png,svg'), and always as PNG too: the
+    HTML report and the README embed the PNG. None keeps each figure's default (PNG, and PDF for paper figures)."""
+    token = _formats.set(None if formats is None else
+                         parse_formats(formats if isinstance(formats, str) else ",".join(formats)))
+    try:
+        yield
+    finally:
+        _formats.reset(token)
 
 
 def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool = True) -> list[Path]:
-    """Write `path` as PNG (for the report), and as PDF (for papers) with `pdf`; close the figure. `tight`:
-    lay the panels out first (False when the caller placed a figure legend in space it reserved)."""
+    """Write `path` as PNG (for the report), and as PDF (for papers) with `pdf` -- or in the formats of an
+    enclosing `figure_formats` block; close the figure. `tight`: lay the panels out first (False when the
+    caller placed a figure legend in space it reserved)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if tight:
         fig.tight_layout()
-    out = [path.with_suffix(".png")] + ([path.with_suffix(".pdf")] if pdf else [])
+    chosen = _formats.get()
+    kinds = ["png"] + (["pdf"] if pdf else []) if chosen is None else ["png"] + [k for k in chosen if k != "png"]
+    out = [path.with_suffix(f".{k}") for k in kinds]
     try:
         for f in out:  # rendered in memory, then written whole: a failed save leaves the old figure intact
             buf = io.BytesIO()
-            meta = {"CreationDate": None} if f.suffix == ".pdf" else None  # same figure, same bytes
+            meta = _META.get(f.suffix[1:])
             fig.savefig(buf, dpi=dpi, format=f.suffix[1:], metadata=meta)
             atomic_write(f, buf.getvalue())
     finally:
@@ -33,4 +64,4 @@ def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool =
     return out
 
 
-__all__ = ["STYLE", "plt", "save"]
+__all__ = ["FORMATS", "STYLE", "figure_formats", "parse_formats", "plt", "save"]
