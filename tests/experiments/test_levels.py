@@ -68,3 +68,13 @@ def test_above_reads_censored_values_as_lower_bounds():
     low = levels.above("x", "", "d", {"a": [Censored(0.5), 1.0, 1.2]}, ["a"], 2.0)  # the bound may lie far below
     assert low.holds is None and low.reason == "censored"
     assert levels.above("x", "", "u", {"a": [0.9], "b": []}, ["a", "b"], 0.5).reason == "precondition"
+
+
+def test_all_of_is_kleene_and():
+    yes = levels.above("a", "", "u", {"x": [0.9, 0.92, 0.91]}, ["x"], 0.5)
+    no = levels.above("b", "", "u", {"x": [0.1, 0.12, 0.11]}, ["x"], 0.5)
+    open_ = levels.above("c", "", "u", {"x": [0.9]}, ["x"], 0.5)  # one seed: no interval
+    assert levels.all_of("z", "", {"a": yes, "b": yes}).holds is True
+    assert levels.all_of("z", "", {"a": open_, "b": no}).holds is False  # one that fails decides
+    both = levels.all_of("z", "", {"a": yes, "c": open_})
+    assert both.holds is None and both.reason == "underpowered" and set(both.per_seed) == {"x a", "x c"}

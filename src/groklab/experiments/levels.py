@@ -3,6 +3,7 @@
 Every function builds the Claim, writes its statistic text, and returns a three-valued verdict: holds, does
 not hold, or inconclusive with its reason (spec.REASONS):
 - `every_seed`: a rule that must hold on every seed ("every run reaches 0.99", "no seed rises");
+- `all_of`: several of these that must all hold;
 - `contrast`: A's mean minus B's has the claimed sign beyond seed noise (a 95% bootstrap CI);
 - `within`: A's and B's means agree within a margin; `below` / `above`: every cell's mean lies beyond a
   threshold;
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from groklab.experiments.claims import Times, time_claim
+from groklab.experiments.claims import Times, every, time_claim
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
 from groklab.survival import Censored
@@ -46,6 +47,17 @@ def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rul
                                                  for g, n in open_.items()))
     c.holds = True
     return c
+
+
+def all_of(id: str, text: str, parts: dict[str, Claim]) -> Claim:
+    """One claim made of several that must all hold ({label: claim}): one that fails decides "does not hold",
+    else one undecided leaves it undecided (claims.every); statistics, per-seed values and aggregates are kept
+    under each part's label."""
+    v = every({k: (c.holds, c.reason, c.note) for k, c in parts.items()})
+    c = Claim(id, text, "; ".join(f"{k}: {c.statistic}" for k, c in parts.items()) + "; holds if every part does",
+              {f"{g} {k}": x for k, c in parts.items() for g, x in c.per_seed.items()},
+              {k: c.aggregate for k, c in parts.items()}, bool(v[0]), note=v[2] if v[0] is not None else "")
+    return c.inconclusive(v[1], v[2]) if v[0] is None else c
 
 
 def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, sign: int,
