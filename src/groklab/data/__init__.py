@@ -2,10 +2,10 @@
 from groklab.config.rules import is_prime
 from groklab.data.coverage import coverage, coverage_bound, covered_probability, expected_coverage, token_counts
 from groklab.data.expr import parse_poly
-from groklab.data.splits import SPLITS, Split, make_split
+from groklab.data.splits import SPLITS, Split, make_split, split_of
 from groklab.data.tables import KNOWN_TASKS, Table, make_table
 from groklab.data.task import Task, TokenTask, make_task
 
-__all__ = ["make_table", "Table", "KNOWN_TASKS", "is_prime", "parse_poly", "make_split", "Split", "SPLITS",
+__all__ = ["make_table", "Table", "KNOWN_TASKS", "is_prime", "parse_poly", "make_split", "split_of", "Split", "SPLITS",
            "token_counts", "coverage", "coverage_bound", "covered_probability", "expected_coverage", "Task",
            "TokenTask", "make_task"]

@@ -138,6 +138,12 @@ def _holdout_mask(table: Table, name: str, k: int) -> torch.Tensor:
     return (a <= k) & (table.operands[:, 1] <= k) if name == "square" else a <= k
 
 
+def split_of(table: Table, s) -> Split:
+    """The split a run's `split` config section (config.schema's SplitConfig) asks for: its fields unpacked once."""
+    return make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
+                      unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
+
+
 def make_split(table: Table, name: str = "random", frac_train: float = 0.3, seed: int = 0,
                test_reserve: float | None = None, unused_to_test: bool = False, skew: float = 3.0,
                k: int | None = None, frac_of: str = "table") -> Split:

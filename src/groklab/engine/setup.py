@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from groklab.config import Config
-from groklab.data import TokenTask, make_split, make_task
+from groklab.data import TokenTask, make_task, split_of
 from groklab.data.sampling import make_sampler
 from groklab.engine.budget import check_memory, check_work
 from groklab.engine.loss import make_loss
@@ -91,9 +91,7 @@ def preflight(cfgs: list[Config]) -> None:
         check(cfg)
         device = resolve_device(cfg.device)
         task = make_task(cfg)
-        s = cfg.split
-        split = make_split(task.table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
-                           unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
+        split = split_of(task.table, cfg.split)
         check_memory(cfg, task, len(split.train), device)
         with torch.device("meta"):
             build_model(cfg, task)
@@ -105,9 +103,8 @@ def build(cfg: Config) -> Experiment:
     if device.type == "cpu":
         torch.set_flush_denormal(cfg.flush_denormal)
     task = make_task(cfg)
-    table, s = task.table, cfg.split
-    split = make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
-                       unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
+    table = task.table
+    split = split_of(table, cfg.split)
     X, y = task.inputs, task.labels
     check_memory(cfg, task, len(split.train), device)  # before the model is allocated
     model = build_model(cfg, task).to(device)
