@@ -7,19 +7,19 @@ from groklab.errors import ConfigError
 def test_defaults_are_the_papers_mlp():
     cfg = make_config()
     assert (cfg.p, cfg.model.d_emb, cfg.model.d_hidden, cfg.optim.weight_decay) == (97, 128, 512, 1e-3)
-    assert cfg.optim.ratio == 1.0
+    assert cfg.optim.c == 1.0
 
 
 def test_shorthands_and_dotted_overrides():
     cfg = make_config(["task=mul", "model=mlp_emb", "optim=adam_lr", "optim.lr=0.01", "optim.c=10",
                        "batch_size=512", "steps=20000", "seed=3", "optim.betas=[0.9,0.98]"])
     assert cfg.task.name == "mul" and cfg.model.name == "mlp_emb" and cfg.optim.name == "adam"
-    assert cfg.optim.lr == 0.01 and cfg.optim.ratio == 10 and cfg.seed == 3 and cfg.optim.betas == (0.9, 0.98)
+    assert cfg.optim.lr == 0.01 and cfg.optim.c == 10 and cfg.seed == 3 and cfg.optim.betas == (0.9, 0.98)
 
 
 def test_adam_lr_default_ratio_is_ten_and_plain_is_one():
-    assert make_config(["optim=adam_lr"]).optim.ratio == 10
-    assert make_config(["optim=adamw"]).optim.ratio == 1
+    assert make_config(["optim=adam_lr"]).optim.c == 10
+    assert make_config(["optim=adamw"]).optim.c == 1
 
 
 def test_polynomial_task_shorthand():

@@ -4,7 +4,6 @@ import json
 import pytest
 
 from conftest import analyze_one_run, reproduce_tree
-from groklab.experiments import levels
 from groklab.experiments.claims import Times
 from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot

@@ -48,7 +48,7 @@ def test_adam_family_matches_its_definition(name):
         loss = torch.nn.functional.cross_entropy(out, y)
         return torch.autograd.grad(loss, params)
 
-    ratio = cfg.optim.ratio
+    ratio = cfg.optim.c
     emb_index = names.index("E.weight")
 
     def manual_grads(params):

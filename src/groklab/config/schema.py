@@ -151,11 +151,6 @@ class OptimConfig(Section):
         """Whether weight decay is decoupled from the gradient (AdamW's theta *= 1 - lr * wd)."""
         return self.wd_mode == "decoupled" or (self.wd_mode is None and self.name == "adamw")
 
-    @property
-    def ratio(self) -> float:
-        """The embedding learning-rate ratio c (the starting value when adaptive)."""
-        return self.c
-
 
 class EvalConfig(Section):
     every: Optional[int] = Field(None, ge=1)  # evaluate train/test every k steps; None: auto (engine/evals.py)

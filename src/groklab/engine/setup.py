@@ -114,7 +114,7 @@ def build(cfg: Config) -> Experiment:
                            operands=table.operands[split.train].numpy(), p=cfg.p, gamma=cfg.sampler_gamma,
                            beta=cfg.sampler_beta, tau=cfg.sampler_tau)
     o = cfg.optim
-    adapt = (AdaptiveC(model, getattr(task, "vocab", 0), o.c_every, *o.c_range, c0=o.ratio, per_row=o.c_freq == "row")
+    adapt = (AdaptiveC(model, getattr(task, "vocab", 0), o.c_every, *o.c_range, c0=o.c, per_row=o.c_freq == "row")
              if o.c_mode == "adaptive" else None)
     grad_filter = make_grad_filter(o, [t for t in model.parameters() if t.requires_grad])
     rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks

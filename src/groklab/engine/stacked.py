@@ -91,7 +91,7 @@ class Stacked:
         col = lambda xs: torch.tensor(xs, dtype=dtype, device=device).view(-1, 1)  # noqa: E731
         self.lr = col([c.optim.lr for c in cfgs])
         # the embedding's lr: c * lr (Adam-LR); 0 keeps a frozen embedding exactly at its init
-        self.lr_E = col([0.0 if c.model.freeze_emb else c.optim.ratio * c.optim.lr for c in cfgs])
+        self.lr_E = col([0.0 if c.model.freeze_emb else c.optim.c * c.optim.lr for c in cfgs])
         self.wd = col([c.optim.weight_decay for c in cfgs])
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync

@@ -79,7 +79,7 @@ class SoloStep:
         idx = e.sampler.batch(step)
         xb, yb = (e.X_train, e.y_train) if idx is None else (e.X_train[idx], e.y_train[idx])
         if self.lr_on:
-            c = e.adapt.observe(step, xb) if e.adapt is not None else o.ratio
+            c = e.adapt.observe(step, xb) if e.adapt is not None else o.c
             set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac), c)
         loss = e.loss_fn(e.model(xb), yb)
         e.optimizer.zero_grad(set_to_none=True)

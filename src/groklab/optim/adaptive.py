@@ -39,12 +39,13 @@ class AdaptiveC:
         self.n = 0  # steps accumulated in `rows` since the last recompute
         self.scale: Optional[torch.Tensor] = None  # per row: c_i / c, applied by `rescale`
 
-    def ratio(self) -> float:
+    def sigma_ratio(self) -> float:
+        """sigma_max(E) / sigma_max(W): the spectral part of c (not c itself)."""
         b = self.model.blocks()
         return sigma_max(b["E"]) / sigma_max(b["W"])
 
     def compute(self, f_E: float) -> float:
-        return min(max(self.ratio() * (1.0 / f_E), self.lo), self.hi)
+        return min(max(self.sigma_ratio() * (1.0 / f_E), self.lo), self.hi)
 
     def observe(self, step: int, xb: torch.Tensor) -> float:
         """Count this batch's embedding rows; on a recompute step set c from the counts since the last one. The
@@ -56,7 +57,7 @@ class AdaptiveC:
             f = self.rows / self.n
             self.f_E = f.mean().item()
             if self.per_row:
-                c_i = torch.where(f > 0, self.ratio() / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
+                c_i = torch.where(f > 0, self.sigma_ratio() / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
                 self.c = c_i.mean().item()
                 self.scale = (c_i / self.c).to(self.model.blocks()["E"][0].dtype)
             else:
