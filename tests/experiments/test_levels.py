@@ -78,3 +78,4 @@ def test_all_of_is_kleene_and():
     assert levels.all_of("z", "", {"a": open_, "b": no}).holds is False  # one that fails decides
     both = levels.all_of("z", "", {"a": yes, "c": open_})
     assert both.holds is None and both.reason == "underpowered" and set(both.per_seed) == {"x a", "x c"}
+    assert set(levels.all_of("z", "", {"a": yes, "b": yes}).per_seed) == {"x"}  # the same values once

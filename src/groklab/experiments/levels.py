@@ -51,12 +51,16 @@ def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rul
 
 def all_of(id: str, text: str, parts: dict[str, Claim]) -> Claim:
     """One claim made of several that must all hold ({label: claim}): one that fails decides "does not hold",
-    else one undecided leaves it undecided (claims.every); statistics, per-seed values and aggregates are kept
-    under each part's label."""
+    else one undecided leaves it undecided (claims.every); statistics and aggregates are kept under each part's
+    label, per-seed values once per group (under each label where the parts' values differ)."""
     v = every({k: (c.holds, c.reason, c.note) for k, c in parts.items()})
+    per: dict = {}
+    for k, part in parts.items():  # a group two parts show alike once; else under each part's label
+        for g, x in part.per_seed.items():
+            same = [p.per_seed.get(g) for p in parts.values() if g in p.per_seed]
+            per[g if all(y == same[0] for y in same) else f"{g} {k}"] = x
     c = Claim(id, text, "; ".join(f"{k}: {c.statistic}" for k, c in parts.items()) + "; holds if every part does",
-              {f"{g} {k}": x for k, c in parts.items() for g, x in c.per_seed.items()},
-              {k: c.aggregate for k, c in parts.items()}, bool(v[0]), note=v[2] if v[0] is not None else "")
+              per, {k: c.aggregate for k, c in parts.items()}, bool(v[0]), note=v[2] if v[0] is not None else "")
     return c.inconclusive(v[1], v[2]) if v[0] is None else c
 
 
