@@ -1,6 +1,6 @@
 """The training engine: experiment setup, steppers, run records, the one loop, populations."""
 from groklab.engine.loop import train, train_members
 from groklab.engine.record import RunRecord, RunResult
-from groklab.engine.setup import Experiment, build
+from groklab.engine.setup import RunSetup, build
 
-__all__ = ["Experiment", "RunRecord", "RunResult", "build", "train", "train_members"]
+__all__ = ["RunSetup", "RunRecord", "RunResult", "build", "train", "train_members"]

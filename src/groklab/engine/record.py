@@ -17,7 +17,7 @@ import torch
 from groklab.config import Config, flatten, make_config
 from groklab.engine.budget import check_work
 from groklab.engine.evals import eval_schedule
-from groklab.engine.setup import Experiment
+from groklab.engine.setup import RunSetup
 from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, RunBusy, StoreError, notice
 from groklab.measures import GrokTracker, measure_schedule
@@ -101,7 +101,7 @@ class RunRecord:
                                   "restore it, or train a new run")
 
     # -- opening: the one writer of the run directory --------------------------------------
-    def open(self, exp: Experiment) -> None:
+    def open(self, exp: RunSetup) -> None:
         """Take the run directory (lock), restore `exp` from the checkpoint, drop rows past it, open sinks."""
         self.info = {"n_train": len(exp.y_train), "n_test": len(exp.y_test),
                      "n_params": sum(t.numel() for t in exp.model.parameters()), "device": str(exp.device)}
@@ -132,7 +132,7 @@ class RunRecord:
                 raise
         self.sink = open_sinks(self.cfg, self.store.path, self.start)
 
-    def _restore(self, exp: Experiment) -> None:
+    def _restore(self, exp: RunSetup) -> None:
         try:
             self.store.summary()
         except StoreError as err:  # derived data: the checkpoint and rows hold everything it says

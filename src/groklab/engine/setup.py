@@ -21,7 +21,9 @@ from groklab.optim import AdaptiveC, build_optimizer, make_grad_filter
 
 
 @dataclass
-class Experiment:
+class RunSetup:
+    """A run built and on its device (model, optimizer, data, sampler): what a step reads; nothing on disk.
+    (An experiment is a paper figure: experiments/.)"""
     cfg: Config
     device: torch.device
     X_train: torch.Tensor  # [n_train, n_ctx] tokens (or raw floats for model=mlp)
@@ -97,7 +99,7 @@ def preflight(cfgs: list[Config]) -> None:
             build_model(cfg, task)
 
 
-def build(cfg: Config) -> Experiment:
+def build(cfg: Config) -> RunSetup:
     check(cfg)
     device = resolve_device(cfg.device)
     if device.type == "cpu":
@@ -120,6 +122,6 @@ def build(cfg: Config) -> Experiment:
     rng = GlobalRNG(cfg.seed, device) if cfg.model.dropout > 0 else None  # dropout masks
     put = lambda t: t.to(device)  # noqa: E731
     held = put(torch.isin(split.test, split.holdout)) if len(split.holdout) else None
-    return Experiment(cfg, device, put(X[split.train]), put(y[split.train]), put(X[split.test]),
+    return RunSetup(cfg, device, put(X[split.train]), put(y[split.train]), put(X[split.test]),
                       put(y[split.test]), model, optimizer, sampler, task, split,
                       make_loss(cfg.loss, cfg.loss_float64), adapt, grad_filter, rng, held)

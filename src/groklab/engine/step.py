@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from groklab.engine.budget import MAX_EVAL_INPUTS
-from groklab.engine.setup import Experiment
+from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
 from groklab.errors import ConfigError
 from groklab.measures import run_measures
@@ -63,7 +63,7 @@ class SoloStep:
 
     M = 1
 
-    def __init__(self, exp: Experiment):
+    def __init__(self, exp: RunSetup):
         self.exp = exp
         o = exp.cfg.optim
         self.lr_on = o.schedule != "constant" or o.warmup > 0 or exp.adapt is not None  # else lrs never change
@@ -132,7 +132,7 @@ class StackedStep:
     measures, the end), so every member keeps the solo checkpoint format.
     """
 
-    def __init__(self, exps: list[Experiment], start: int):
+    def __init__(self, exps: list[RunSetup], start: int):
         self.exps, self.active = exps, list(range(len(exps)))
         device = exps[0].device
         self.stack = Stacked([e.model for e in exps], [e.cfg for e in exps], device)
@@ -160,7 +160,7 @@ class StackedStep:
         self._select()
 
     @staticmethod
-    def check(exps: list[Experiment]) -> None:
+    def check(exps: list[RunSetup]) -> None:
         """What the members' data must share beyond their configs (Stacked checks the shapes)."""
         n_train = sorted({len(e.y_train) for e in exps})
         if exps[0].cfg.sampler == "full" and len(n_train) > 1:
