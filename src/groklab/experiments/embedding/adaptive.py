@@ -13,8 +13,9 @@ from pathlib import Path
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import at_horizon, shown, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr
+from groklab.experiments.levels import above, all_of, below
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import boot_diff, boot_mean, run_table
+from groklab.experiments.stats import boot_diff, run_table
 from groklab.plots.curves import acc_grid
 from groklab.plots.style import STYLE, plt, save
 from groklab.survival import Censored
@@ -103,17 +104,13 @@ def _plot_c(df, path: Path) -> list[Path]:
 
 
 def claims(times: dict, f_E: dict) -> list[Claim]:
-    rare, common = boot_mean(f_E.get((*RARE, "mean"), [])), boot_mean(f_E.get((*COMMON, "mean"), []))
-    out = [Claim("f_E_below_one_only_where_tokens_are_rare", "Measurement: f_E < 1 needs rare tokens; at batch "
-                 "512 every row is updated in nearly every step.",
-                 "per seed the mean over the run of f_E (share of steps an embedding row gets gradient, mean over "
-                 f"rows), adaptive-mean arm; holds if the 95% bootstrap CI at batch {RARE[0]}/{RARE[1]} lies below "
-                 f"{F_RARE} and at batch {COMMON[0]}/{COMMON[1]} above {F_COMMON}",
-                 {f"b{B}/{s}": v for (B, s, a), v in f_E.items() if a == "mean"},
-                 {"rare": [rare["mean"], rare["lo"], rare["hi"]], "common": [common["mean"], common["lo"],
-                                                                           common["hi"]]},
-                 rare["hi"] is not None and rare["hi"] < F_RARE and common["lo"] is not None
-                 and common["lo"] > F_COMMON)]
+    what = ("the run's mean f_E (share of steps an embedding row gets gradient, mean over rows), adaptive-mean "
+            "arm")
+    cell = lambda B, sp: {f"b{B}/{sp}": f_E.get((B, sp, "mean"), [])}  # noqa: E731
+    out = [all_of("f_E_below_one_only_where_tokens_are_rare", "Measurement: f_E < 1 needs rare tokens; at batch "
+                  "512 every row is updated in nearly every step.",
+                  {"rare": below("rare", "", what, cell(*RARE), [f"b{RARE[0]}/{RARE[1]}"], F_RARE),
+                   "common": above("common", "", what, cell(*COMMON), [f"b{COMMON[0]}/{COMMON[1]}"], F_COMMON)})]
     for arm in ("mean", "row"):
         ok, agg = [], {}
         for B in BATCHES:
