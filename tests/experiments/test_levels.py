@@ -79,3 +79,11 @@ def test_all_of_is_kleene_and():
     both = levels.all_of("z", "", {"a": yes, "c": open_})
     assert both.holds is None and both.reason == "underpowered" and set(both.per_seed) == {"x a", "x c"}
     assert set(levels.all_of("z", "", {"a": yes, "b": yes}).per_seed) == {"x"}  # the same values once
+
+
+def test_every_seed_reads_numpy_booleans():
+    import numpy as np
+
+    ratios = {"wd1": [(np.float64(1.2), np.float64(0.8))]}  # MED rose: the rule fails on this seed
+    c = levels.every_seed("x", "", "r", ratios, lambda m: m[0] < 1 and m[1] < 1, "both < 1")
+    assert c.holds is False and c.aggregate["seeds passing"]["wd1"] == "0 of 1"

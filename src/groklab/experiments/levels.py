@@ -28,7 +28,7 @@ def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rul
     passes; does not hold when any seed fails; otherwise inconclusive with reason `missing`; a group without
     runs: precondition. `shown`: the per-seed values claims.json shows, when not `values` themselves."""
     tests = test if isinstance(test, dict) else {g: test for g in values}
-    verdicts = {g: [tests[g](v) for v in vals] for g, vals in values.items()}
+    verdicts = {g: [_tri(tests[g](v)) for v in vals] for g, vals in values.items()}
     failed = {g: sum(x is False for x in v) for g, v in verdicts.items() if any(x is False for x in v)}
     open_ = {g: sum(x is None for x in v) for g, v in verdicts.items() if any(x is None for x in v)}
     agg = {"seeds passing": {g: f"{sum(x is True for x in v)} of {len(v)}" for g, v in verdicts.items()},
@@ -47,6 +47,11 @@ def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rul
                                                  for g, n in open_.items()))
     c.holds = True
     return c
+
+
+def _tri(r) -> Optional[bool]:
+    """A test's answer as True, False or None (a numpy bool is neither `is True` nor `is False`)."""
+    return None if r is None else bool(r)
 
 
 def all_of(id: str, text: str, parts: dict[str, Claim]) -> Claim:
