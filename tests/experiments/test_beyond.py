@@ -206,3 +206,15 @@ def test_threshold_claim_on_synthetic_outcomes():
     assert threshold.claims(bad, t, 41)[1].aggregate["observed share"] == 0.4
     only_above = {v: g for v, g in ok.items() if float(v[1:]) >= b}
     assert threshold.claims(only_above, t, 41)[0].reason == "precondition"
+
+
+@pytest.mark.parametrize("fig", ["fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity"])
+def test_quick_studies_that_watch_grokking_stop_on_a_plateau_not_a_short_horizon(fig):
+    import importlib
+
+    from groklab.config import make_config
+    from groklab.experiments.runner import specs_of
+
+    for spec in specs_of(importlib.import_module(f"groklab.experiments.beyond.{fig}"), "quick", 1):
+        cfg = make_config(list(spec.overrides))
+        assert cfg.steps == 15000 and cfg.stop.plateau == 4000 and not cfg.stop.early, spec.name
