@@ -1,4 +1,4 @@
-"""The training engine: experiment setup, steppers, run records, the one loop, populations."""
+"""The training engine: run setup, steppers, run records, the one loop, populations."""
 from groklab.engine.loop import train, train_members
 from groklab.engine.record import RunRecord, RunResult
 from groklab.engine.setup import RunSetup, build

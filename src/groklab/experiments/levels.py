@@ -22,10 +22,10 @@ from groklab.survival import Censored
 
 
 def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rule: str,
-               aggregate: Optional[dict] = None, missing: str = "censored", shown: Optional[dict] = None) -> Claim:
+               aggregate: Optional[dict] = None, shown: Optional[dict] = None) -> Claim:
     """`test(value)` holds for every seed of every group: `test` (one callable, or one per group) returns True,
     False, or None where a seed cannot tell (its value undefined, its event censored). Holds when every seed
-    passes; does not hold when any seed fails; otherwise inconclusive with reason `missing`; a group without
+    passes; does not hold when any seed fails; otherwise inconclusive (censored); a group without
     runs: precondition. `shown`: the per-seed values claims.json shows, when not `values` themselves."""
     tests = test if isinstance(test, dict) else {g: test for g in values}
     verdicts = {g: [_tri(tests[g](v)) for v in vals] for g, vals in values.items()}
@@ -43,7 +43,7 @@ def every_seed(id: str, text: str, what: str, values: dict[str, list], test, rul
         c.note = "; ".join(f"{g}: {n} of {len(values[g])} seeds fail" for g, n in failed.items())
         return c
     if open_:
-        return c.inconclusive(missing, "; ".join(f"{g}: {n} of {len(values[g])} seeds cannot tell"
+        return c.inconclusive("censored", "; ".join(f"{g}: {n} of {len(values[g])} seeds cannot tell"
                                                  for g, n in open_.items()))
     c.holds = True
     return c
