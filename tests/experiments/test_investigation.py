@@ -185,3 +185,37 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
 def test_analysis_of_a_partial_tree_measures_without_crashing(tree, fig, tmp_path):
     claims = analyze_one_run(tree[0], "investigation", fig, tmp_path)  # reproduce --only: one run of the figure
     assert claims and all(c.statistic for c in claims)
+
+
+def test_fig9_panels_judge_decay_fraction_and_sizes():
+    from groklab.experiments.investigation import optimizers
+    top, dead = [1.0, 0.99, 1.0], [0.02, 0.03, 0.02]
+    best = {c: top for c in optimizers.cells("quick")}
+    best.update({o: dead for o in optimizers.OTHERS} | {"wd0": dead})
+    got = {c.id: c.holds for c in optimizers.claims({"max_test": best})}
+    assert got["weight_decay_crucial"] and got["half_is_best"] and got["size_no_significant_gain"]
+    best["frac0.7"] = [1.0, 1.0, 1.0]
+    best["adamw"] = [0.8, 0.82, 0.81]  # half falls behind 0.7, and the base behind width 256
+    got = {c.id: c for c in optimizers.claims({"max_test": best})}
+    assert got["half_is_best"].holds is False and got["size_no_significant_gain"].holds is False
+    assert "frac0.7" in got["half_is_best"].statistic
+    assert "depth:layers3->adamw" in got["size_no_significant_gain"].statistic
+
+
+def test_panel_grid_draws_each_sweep_with_its_own_legend(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from groklab.plots import curves
+    rows = [{"cell": c, "run": f"{c}/s{s}", "step": st, "train/acc": 1.0, "test/acc": st / 100}
+            for c in ("a", "b", "c") for s in (0, 1) for st in (10, 50, 100)]
+    seen = {}
+
+    def save(fig, path, **kw):
+        seen.update({ax.get_title(): [t.get_text() for t in ax.get_legend().get_texts()]
+                     for ax in fig.axes if ax.get_visible()})
+        return [path]
+    monkeypatch.setattr(curves, "save", save)
+    curves.panel_grid(pd.DataFrame(rows), tmp_path / "g", {"one": ["a", "b"], "two": ["a", "c", "gone"]}, "cell",
+                      "t", labels={"two": {"a": "base"}})
+    assert seen == {"one": ["a", "b"], "two": ["base", "c"]}  # a cell in two panels; one without runs left out
+    assert curves.panel_grid(pd.DataFrame(rows), tmp_path / "h", {"none": ["gone"]}, "cell", "t") == []

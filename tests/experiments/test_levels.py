@@ -87,3 +87,20 @@ def test_every_seed_reads_numpy_booleans():
     ratios = {"wd1": [(np.float64(1.2), np.float64(0.8))]}  # MED rose: the rule fails on this seed
     c = levels.every_seed("x", "", "r", ratios, lambda m: m[0] < 1 and m[1] < 1, "both < 1")
     assert c.holds is False and c.aggregate["seeds passing"]["wd1"] == "0 of 1"
+
+
+def test_not_below_is_one_sided_non_inferiority():
+    v = {"same": [0.97, 0.98, 0.99], "top": [1.0, 1.0, 1.0], "bad": [0.5, 0.55, 0.6], "spread": [0.99, 0.6, 0.99],
+         "dead": [0.02, 0.01, 0.02], "dead2": [0.01, 0.02, 0.01]}
+    assert levels.not_below("x", "", "acc", v, "same", "top", 0.05).holds is True
+    assert levels.not_below("x", "", "acc", v, "top", "bad", 0.05).holds is True  # better is "not below"
+    worse = levels.not_below("x", "", "acc", v, "bad", "top", 0.05)
+    assert worse.holds is False and worse.aggregate["diff"] < -0.05
+    wide = levels.not_below("x", "", "acc", v, "spread", "top", 0.05)  # mean 0.86: below by 0.14, does not hold
+    assert wide.holds is False
+    near = {"a": [1.0, 0.9, 1.0, 1.0], "b": [1.0, 1.0, 1.0, 1.0]}  # mean -0.025, CI reaches -0.075
+    c = levels.not_below("x", "", "acc", near, "a", "b", 0.05)
+    assert c.holds is None and c.reason == "underpowered" and "n = 4, 4" in c.note
+    assert levels.not_below("x", "", "acc", v, "dead", "dead2", 0.05, floor=0.9).holds is False
+    assert levels.not_below("x", "", "acc", {"a": [1.0]}, "a", "b", 0.05).reason == "precondition"
+    assert levels.not_below("x", "", "acc", {"a": [1.0], "b": [1.0]}, "a", "b", 0.05).holds is not True  # 1 seed

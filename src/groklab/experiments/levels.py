@@ -5,8 +5,8 @@ not hold, or inconclusive with its reason (spec.REASONS):
 - `every_seed`: a rule that must hold on every seed ("every run reaches 0.99", "no seed rises");
 - `all_of`: several of these that must all hold;
 - `contrast`: A's mean minus B's has the claimed sign beyond seed noise (a 95% bootstrap CI);
-- `within`: A's and B's means agree within a margin; `below` / `above`: every cell's mean lies beyond a
-  threshold;
+- `within`: A's and B's means agree within a margin; `not_below`: A's mean is not below B's by more than a
+  margin (non-inferiority); `below` / `above`: every cell's mean lies beyond a threshold;
 - `trend`: the cell means rise or fall with x (Spearman rho with a bootstrap CI); `no_trend` its negation.
 An interval on the claimed side holds; a point estimate on the other side does not; the rest is underpowered.
 Event times (`claims.Times`) are never averaged: they go to claims.time_claim as right-censored data.
@@ -114,6 +114,32 @@ def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: st
     floor_ok = floor is None or (boot_mean(vb)["mean"] or 0.0) >= floor
     if not ok and floor_ok and d["lo"] is not None and -margin <= d["hi"] and d["lo"] <= margin:
         c.inconclusive("underpowered", f"the CI straddles the margin (n = {len(va)}, {len(vb)})")
+    return c
+
+
+def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, margin: float,
+              floor: float | None = None) -> Claim:
+    """Non-inferiority: mean(values[a]) is not below mean(values[b]) by more than `margin` ("a is at least as
+    good as b", "b is no significant improvement on a"). Holds when the lower end of the 95% bootstrap CI of
+    a - b is >= -margin (and, with `floor`, the mean of a reaches it); does not hold when the difference itself
+    is below -margin; otherwise inconclusive (underpowered)."""
+    va, vb = values.get(a, []), values.get(b, [])
+    d = boot_diff(va, vb)
+    mean_a = boot_mean(va)["mean"]
+    low = floor is not None and (mean_a or 0.0) < floor
+    stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI's lower end "
+            f"is >= -{margin:.4g}" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
+            f"; does not hold if the difference is below -{margin:.4g}; otherwise inconclusive")
+    ok = min(len(va), len(vb)) >= 2 and d["lo"] is not None and d["lo"] >= -margin and not low
+    c = Claim(id, text, stat, {a: va, b: vb}, {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin,
+                                                "n": [len(va), len(vb)]}, ok)
+    censored = [x for x in (*va, *vb) if isinstance(x, Censored)]
+    if d["diff"] is None:
+        return c.inconclusive("precondition", f"no runs to compare ({a}: {len(va)}, {b}: {len(vb)})")
+    if censored:  # a mean of times some runs never reached is no number to compare
+        return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event")
+    if not ok and not low and d["diff"] >= -margin:
+        c.inconclusive("underpowered", f"the CI reaches below -{margin:.4g} (n = {len(va)}, {len(vb)})")
     return c
 
 

@@ -92,3 +92,36 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
             fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False,
                        title="median over seeds (band: min-max); test solid, train dashed", title_fontsize=6)
         return save(fig, path, pdf=True, tight=False)
+
+
+def panel_grid(df: pd.DataFrame, path: Path, panels: dict[str, list], line: str, title: str, ncols: int = 4,
+               labels: Optional[dict] = None) -> list[Path]:
+    """One panel per sweep ({panel title: the `line` values it shows, in order}, a value may appear in several),
+    each with its own colours and a legend under it (`labels`: {panel: {value: legend text}}); train dashed,
+    test solid, median over seeds with a min-max band, log-x."""
+    labels = labels or {}
+    shown = {name: [k for k in keys if (df[line] == k).any()] for name, keys in panels.items()}
+    shown = {name: keys for name, keys in shown.items() if keys}
+    if not shown:
+        return []
+    nrows = -(-len(shown) // ncols)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(nrows, min(ncols, len(shown)), squeeze=False, sharey=True,
+                                 figsize=(2.9 * min(ncols, len(shown)) + 0.6, 3.1 * nrows + 0.5))
+        for ax, (name, keys) in zip(axes.flat, shown.items()):
+            for k, key in enumerate(keys):
+                runs = df[df[line] == key]
+                plot_band(ax, runs, "train/acc", f"C{k}", None, "--")
+                plot_band(ax, runs, "test/acc", f"C{k}", labels.get(name, {}).get(key, str(key)))
+            ax.set_xscale("log")
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(name)
+            ax.set_xlabel("step")
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=6, frameon=False)
+        for ax in axes.flat[len(shown):]:
+            ax.set_visible(False)
+        for row in axes:
+            row[0].set_ylabel("accuracy")
+        fig.suptitle(f"{title}\nmedian over seeds (band: min-max); test solid, train dashed", fontsize=9)
+        fig.tight_layout(h_pad=3.0)
+        return save(fig, path, pdf=True, tight=False, fit=True)

@@ -42,10 +42,12 @@ def figure_formats(formats):
         _formats.reset(token)
 
 
-def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool = True) -> list[Path]:
+def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool = True,
+         fit: bool = False) -> list[Path]:
     """Write `path` as PNG (for the report), and as PDF (for papers) with `pdf` -- or in the formats of an
     enclosing `figure_formats` block; close the figure. `tight`: lay the panels out first (False when the
-    caller placed a figure legend in space it reserved)."""
+    caller placed a figure legend in space it reserved). `fit`: the saved box grows to hold artists outside the
+    panels (legends under them)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if tight:
@@ -57,7 +59,7 @@ def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool =
         for f in out:  # rendered in memory, then written whole: a failed save leaves the old figure intact
             buf = io.BytesIO()
             meta = _META.get(f.suffix[1:])
-            fig.savefig(buf, dpi=dpi, format=f.suffix[1:], metadata=meta)
+            fig.savefig(buf, dpi=dpi, format=f.suffix[1:], metadata=meta, bbox_inches="tight" if fit else None)
             atomic_write(f, buf.getvalue())
     finally:
         plt.close(fig)

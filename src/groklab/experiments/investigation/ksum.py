@@ -52,6 +52,7 @@ PAPER = ("The grokking gap diminishes as K increases in both the Transformer and
 SHAPES = {"paper": {"K2-b64": (2, 64), "K3-b256": (3, 256), "K3-b1024": (3, 1024), "K4-b1024": (4, 1024)},
           "quick": {"K2-b64": (2, 64), "K3-b256": (3, 256), "K3-b1024": (3, 1024), "K4-b512": (4, 512)}}
 ARCHS = ("transformer", "mlp")
+P = {"quick": 11, "paper": 23}  # 002: p = 23
 
 BIRNN = {"birnn-K3-wd1": ["optim=adamw", "optim.weight_decay=1"],
          "birnn-K3-wd0": ["optim=adam", "optim.weight_decay=0"]}
@@ -63,7 +64,7 @@ def shapes(arch: str, profile: str) -> dict:
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    p = 11 if profile == "quick" else 23
+    p = P[profile]
     common = ["task=sum", "split.frac_train=0.5", f"p={p}"]
     out = []
     for arch in ARCHS:  # quick: eval every 100 steps (the gaps span 0-1,500 steps; eval was 13% of K = 4's time)

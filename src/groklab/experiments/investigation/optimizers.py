@@ -14,8 +14,14 @@ Differences from the paper and its released code:
   recorded; argparse defaults: linear2 x 2, embedding 32, hidden 64); ours {0.2, 0.5} on the model above.
 - Its log (t3_MLP/dropout_accs.npy): best test 0.9715 (= 1.0) up to 0.3, 0.75 at 0.4, 0.874 (0.90 of the ceiling)
   at 0.5: at 0.5 the release's own run lies 0.10 below its no-dropout run, beyond our 0.05 margin for "trivial".
-- Paper-profile cells without a claim: wd {0, 0.2, 0.6}, frac {0.3, 0.7}, width {64, 256}, embedding {32, 128},
-  linear2 x {2, 3} (x 4: the base).
+- Fig 9's other panels, at both profiles: AdamW weight decay {0, 0.2, 0.6} (1: the base), training fraction
+  {0.3, 0.7} (0.5), hidden width {64, 256} (128), embedding {32, 128} (64), linear2 x {2, 3, 5} (x 4). Claims:
+  decay 1 beats decay 0 ("the crucial part of L2 regularization", the panel 002 draws it from); half the table is
+  "empirically best" -- no other fraction better by more than 0.05; "increasing the dimension and depth ... does
+  not make a significant improvement" -- no step up in width, embedding or depth better by more than 0.05. The
+  0.05 margins are ours (the margin of "trivial" dropout); wd 0.2 / 0.6 are drawn, not judged.
+- Horizon per fraction: t3_MLP.py trains 1e4 epochs, so frac 0.3 gets 5 batches an epoch and 0.7 gets 10; ours the
+  same number of steps for every fraction.
 - t3_MLP.py's own sweeps: wd {0, 0.2, ..., 1}, frac {0.2, ..., 0.7}, width {32, 64, 128, 256}, embedding {32, 64, 96,
   128}, linear2 x {2, 3, 4, 5}.
 - Horizon: the Figs 7-8 captions say 1e4 epochs ~ 1.4e5 steps; t3_MLP.py's 1e4 epochs of 7 batches are 70,000
@@ -31,14 +37,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.controls import Control
-from groklab.experiments.investigation.compare import draw, table
+from groklab.experiments.investigation.compare import table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
-from groklab.experiments.levels import contrast, within
+from groklab.experiments.levels import all_of, contrast, not_below, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.experiments.variants import variant_of
+from groklab.plots.curves import panel_grid
 
 NAME = "optimizers"
 CONTROLS = [Control("adamw/*", "AdamW (the optimizer every other is compared with)", 0.99)]
-TITLE = "p = 59 MLP: optimizers, dropout (and, at paper size, weight decay, fraction, sizes)"
+TITLE = "p = 59 MLP: optimizers, dropout, weight decay, training fraction, sizes"
 PAPER = ("The results demonstrate the crucial part of L2 regularization (weight decay) and the trivial part of "
          "dropout in learning the dataset; only AdamW generalizes.")
 OTHERS = ("adam", "nadam", "rmsprop", "sgd")
@@ -49,13 +57,28 @@ def cells(profile: str) -> dict[str, list[str]]:
     out.update({o: [f"optim={o}", "optim.weight_decay=0"] + (["optim.momentum=0"] if o == "sgd" else [])
                 for o in OTHERS})
     out.update({f"dropout{d}": [f"model.dropout={d}"] for d in (0.2, 0.5)})
-    if profile == "paper":
-        out.update({f"wd{w}": [f"optim.weight_decay={w}"] for w in (0, 0.2, 0.6)})
-        out.update({f"frac{f}": [f"split.frac_train={f}"] for f in (0.3, 0.7)})
-        out.update({f"width{w}": [f"model.d_hidden={w}"] for w in (64, 256)})
-        out.update({f"emb{e}": [f"model.d_emb={e}"] for e in (32, 128)})
-        out.update({f"layers{n}": [f"model.depth={n + 1}"] for n in (2, 3)})
+    out.update({f"wd{w}": [f"optim.weight_decay={w}"] for w in (0, 0.2, 0.6)})
+    out.update({f"frac{f}": [f"split.frac_train={f}"] for f in (0.3, 0.7)})
+    out.update({f"width{w}": [f"model.d_hidden={w}"] for w in (64, 256)})
+    out.update({f"emb{e}": [f"model.d_emb={e}"] for e in (32, 128)})
+    out.update({f"layers{n}": [f"model.depth={n + 1}"] for n in (2, 3, 5)})  # linear2 applied n times
     return out
+
+
+# each size axis from small to large; "adamw" is the base (hidden 128, embedding 64, linear2 x 4)
+SIZES = {"width": ("width64", "adamw", "width256"), "embedding": ("emb32", "adamw", "emb128"),
+         "depth": ("layers2", "layers3", "adamw", "layers5")}
+# Fig 9's panels: each sweep beside the base cell "adamw", labelled by its value on that axis
+PANELS = {"optimizer (no decay but AdamW)": ["adamw", *OTHERS], "dropout": ["adamw", "dropout0.2", "dropout0.5"],
+          "AdamW weight decay": ["wd0", "wd0.2", "wd0.6", "adamw"],
+          "training fraction": ["frac0.3", "adamw", "frac0.7"],
+          "hidden width": list(SIZES["width"]), "embedding": list(SIZES["embedding"]),
+          "linear2 applications": list(SIZES["depth"])}
+BASE = {"optimizer (no decay but AdamW)": {"adamw": "adamw (wd 1)"}, "dropout": {"adamw": "dropout0"},
+        "AdamW weight decay": {"adamw": "wd1"}, "training fraction": {"adamw": "frac0.5"},
+        "hidden width": {"adamw": "width128"}, "embedding": {"adamw": "emb64"},
+        "linear2 applications": {"adamw": "layers4"}}
+MARGIN = 0.05  # "significant", "best": our reading, the margin of "trivial" dropout
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -63,8 +86,8 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
-    order = list(cells(profile))
-    figs = draw(df, out, "optimizers", "002 Fig 9: optimizers and regularisation, p = 59 MLP", order)
+    figs = [] if df.empty else panel_grid(df.assign(cell=df["run"].map(variant_of)), out / "optimizers", PANELS,
+                                          "cell", f"002 Fig 9: the p = 59 MLP ({profile} profile)", labels=BASE)
     return figs, claims(table(df))
 
 
@@ -73,5 +96,16 @@ def claims(t: dict) -> list[Claim]:
     out = [contrast(f"adamw_beats_{o}", f"Weight decay is what matters: AdamW (wd 1) generalizes better than {o} "
                     "without weight decay.", "best test accuracy over training", best, "adamw", o, 1, floor=0.9)
            for o in OTHERS]
-    return out + [within("dropout_barely_matters", "Dropout plays a trivial part.", "best test accuracy over training",
-                         best, "dropout0.5", "adamw", 0.05, floor=0.9)]
+    out.append(contrast("weight_decay_crucial", "Weight decay is crucial: AdamW with decay 1 generalizes better "
+                        "than AdamW without it.", "best test accuracy over training", best, "adamw", "wd0", 1,
+                        floor=0.9))
+    out.append(within("dropout_barely_matters", "Dropout plays a trivial part.", "best test accuracy over training",
+                      best, "dropout0.5", "adamw", MARGIN, floor=0.9))
+    out.append(all_of("half_is_best", "Training on half of the table is best: no other fraction generalizes "
+                      "better.", {f: not_below(f"half_vs_{f}", "", "best test accuracy over training", best,
+                                               "adamw", f, MARGIN, floor=0.9) for f in ("frac0.3", "frac0.7")}))
+    steps = {f"{axis}:{small}->{large}": not_below(f"{small}_vs_{large}", "", "best test accuracy over training",
+                                                   best, small, large, MARGIN)
+             for axis, cells in SIZES.items() for small, large in zip(cells, cells[1:])}
+    return out + [all_of("size_no_significant_gain", "Larger width, embedding or depth gives no significant "
+                         "improvement.", steps)]
