@@ -1,11 +1,29 @@
-"""groklab: a fast, reproducible laboratory for grokking and embedding-layer dynamics."""
-from groklab.config import Config, make_config
-from groklab.engine import RunResult, train
-from groklab.errors import ConfigError
-from groklab.store import load_runs
+"""groklab: a fast, reproducible laboratory for grokking and embedding-layer dynamics.
+
+The public names are imported on first use (PEP 562), so `import groklab.cli` does not load torch: the CLI
+sets OMP_WAIT_POLICY before torch starts OpenMP, which reads it once, when torch is imported (set after that,
+two processes sharing 2 cores ran 20-40x slower: threads spinning at every barrier).
+"""
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.2.0"
 __all__ = ["Config", "ConfigError", "RunResult", "load_runs", "make_config", "reproduce", "train", "__version__"]
+_HOME = {"Config": "groklab.config", "make_config": "groklab.config", "RunResult": "groklab.engine",
+         "train": "groklab.engine", "ConfigError": "groklab.errors", "load_runs": "groklab.store"}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module 'groklab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value  # once: later lookups find it without coming here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def reproduce(target: str, out="runs/reproduce", profile: str = "quick", seeds: int | None = None, jobs: int = 1,
