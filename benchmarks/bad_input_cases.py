@@ -14,7 +14,9 @@ BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{c}: &{c} [{','.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))  # 10^9 nodes expanded
 YAML_TEXTS = {"duplicate": "steps: 10\nseed: 1\nsteps: 20\n", "bomb": BOMB, "deep": "p: " + "[" * 200 + "]" * 200,
               "huge": "task: add\n" + "# filler\n" * 200_000, "bool-steps": "steps: true\n",
-              "hex": "steps: 0x10\n", "sexagesimal": "eval:\n  every: 1:00\n", "merge": "<<: {steps: 10}\n"}
+              "hex": "steps: 0x10\n", "sexagesimal": "eval:\n  every: 1:00\n", "merge": "<<: {steps: 10}\n",
+              "tag-int-hex": "steps: !!int 0x10\n", "tag-timestamp": "seed: !!timestamp 2001-12-14\n",
+              "tag-empty-float": "optim:\n  lr: !!float\n", "huge-int": "steps: " + "9" * 5000 + "\n"}
 
 # (name, argv with {tmp} {run} {file} placeholders, setup, expected exit code, paths that must not exist after)
 CASES: list[tuple[str, list[str], str, int, list[str]]] = [
@@ -197,6 +199,19 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
      ["{tmp}/o"]),
     ("train-config-merge-key", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:merge", 2,
      ["{tmp}/o"]),
+    ("train-config-tag-int-hex", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:tag-int-hex", 2,
+     ["{tmp}/o"]),
+    ("train-config-tag-timestamp", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:tag-timestamp",
+     2, ["{tmp}/o"]),
+    ("train-config-tag-empty-float", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"],
+     "yaml:tag-empty-float", 2, ["{tmp}/o"]),
+    ("train-config-huge-int", ["train", "--config", "{tmp}/c.yaml", "--out", "{tmp}/o"], "yaml:huge-int", 2,
+     ["{tmp}/o"]),
+    ("train-steps-huge-int", ["train", *TINY, "steps=" + "9" * 5000, "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-steps-tag-float", ["train", *TINY, "steps=!!float", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-key-100k-chars", ["train", *TINY, "k" * 100_000 + "=1", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("sweep-huge-int", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
+     "grid:grid: {seed: [0, " + "9" * 5000 + "]}", 2, ["{tmp}/s"]),
     ("sweep-duplicate-key", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
      "grid:grid: {optim.lr: [0.01]}\ngrid: {optim.lr: [0.1]}", 2, ["{tmp}/s"]),
     ("sweep-alias-bomb", ["sweep", "{tmp}/grid.yaml", "--out", "{tmp}/s"],
@@ -223,6 +238,9 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("check-metrics-deep", ["check", "{run}"], "run:metrics-deep", 1, []),
     ("resume-metrics-deep", ["train", "--resume", "{run}", "steps=40"], "run:metrics-deep", 2, []),
     ("check-summary-types", ["check", "{run}"], "run:summary-types", 1, []),
+    ("check-summary-huge-int", ["check", "{run}"], "run:summary-huge-int", 1, []),
+    ("summarize-summary-huge-int", ["summarize", "{tmp}/tree"], "tree:summary-huge-int", 2, []),
+    ("check-config-huge-int", ["check", "{run}"], "run:config-huge-int", 1, []),
     ("summarize-summary-types", ["summarize", "{tmp}/tree"], "tree:summary-types", 2, []),
     # stops, shared outputs and settings handed to workers (reliability III, items 6 and 8)
     ("reproduce-train-missing-alone", ["reproduce", "embedding/fig6", "--train-missing", "--out", "{tmp}/r"], "", 2,

@@ -62,6 +62,12 @@ def _damage(run: Path, how: str) -> None:
     elif how == "summary-types":  # strings where the summary holds numbers (a run, or a tree's first run)
         f = run / "summary.json" if (run / "summary.json").exists() else next(run.rglob("summary.json"))
         f.write_text(json.dumps({**json.loads(f.read_text()), "steps": "thirty", "t_train": "soon"}))
+    elif how == "summary-huge-int":  # a 5,000-digit integer: past Python's limit for int(str)
+        f = run / "summary.json" if (run / "summary.json").exists() else next(run.rglob("summary.json"))
+        f.write_text(f.read_text().replace('"steps": ', '"steps": ' + "9" * 5000 + ", \"was\": ", 1))
+    elif how == "config-huge-int":
+        text = (run / "config.yaml").read_text()
+        (run / "config.yaml").write_text(re.sub(r"(?m)^steps: \d+$", "steps: " + "9" * 5000, text, count=1))
     elif how == "ckpt-no-tracker":  # a checkpoint written by another program: weights, no training state
         import torch
         ckpt = torch.load(run / "ckpt.pt", weights_only=True)

@@ -48,7 +48,10 @@ _REPR.maxstring = _REPR.maxother = 160
 def _short(value, limit: int = 200) -> str:
     """A bounded repr of value, at most `limit` characters: an error line never echoes a huge input back, and
     never spends time or memory formatting one (reprlib stops at a few items and levels)."""
-    text = _REPR.repr(value)
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int past Python's 4,300-digit limit for str() (nested ints: reprlib stops earlier)
+        text = f"<an integer of {value.bit_length():,} bits>" if isinstance(value, int) else "<unprintable>"
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
@@ -56,6 +59,7 @@ def _printable(text) -> str:
     """text with every non-printable character escaped (a key typed as `a\\nb=1` is named, not broken over two
     lines): the error stays one line whatever the user typed."""
     text = str(text)
+    text = text if len(text) <= 200 else f"{text[:200]}..."  # a 100,000-character key is named, not echoed
     return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 

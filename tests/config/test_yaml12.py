@@ -32,6 +32,25 @@ def test_alias_bombs_deep_nesting_and_huge_documents_are_refused_quickly():
         loads("a: " + "x" * 2_000_000)
 
 
+@pytest.mark.parametrize("text, what", [("!!int 0x10", "not a valid int"), ("!!float abc", "not a valid float"),
+                                        ("!!bool maybe", "not a valid bool"), ("9" * 5000, "not a valid int"),
+                                        ("!!timestamp nope", "not allowed"), ("!!binary aGk=", "not allowed"),
+                                        ("!!set {a}", "not allowed"), ("!!python/name:os.system", "not allowed")])
+def test_explicit_tags_and_huge_integers_are_yaml_errors_with_a_line(text, what):
+    # they raised ValueError / KeyError / AttributeError from PyYAML's constructors: a traceback from the CLI
+    with pytest.raises(yaml.YAMLError, match=what):
+        loads(f"seed: 1\nsteps: {text}\n")
+
+
+def test_huge_values_and_keys_give_bounded_error_lines():
+    with pytest.raises(ConfigError) as err:
+        make_config(base={"seed": 10 ** 5000})  # str() of it raises past 4,300 digits
+    assert "16,610 bits" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        make_config(["k" * 100_000 + "=1"])
+    assert len(str(err.value)) < 600
+
+
 def test_a_config_file_with_a_duplicate_key_is_one_line_naming_the_file(tmp_path):
     f = tmp_path / "c.yaml"
     f.write_text("steps: 10\nsteps: 20\n")
@@ -85,3 +104,19 @@ def test_any_yaml_document_loads_or_raises_a_yaml_error_and_any_config_is_valid_
         make_config(base=loaded)
     except ConfigError as err:
         assert "\n" not in str(err) and len(str(err)) < 600
+
+
+TAGS = st.sampled_from(["", "!!int ", "!!float ", "!!bool ", "!!str ", "!!null ", "!!timestamp ", "!!binary ",
+                        "!!set ", "!!omap ", "!!python/object:os.system ", "!x ", "&a ", "*a "])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.text("abcsp", min_size=1, max_size=3), TAGS,
+                          st.text(list("0123456789xeE.+-:abtruefalsn[]{}, ~'\""), max_size=12)), max_size=4),
+       st.integers(0, 5000))
+def test_raw_yaml_text_with_tags_anchors_and_long_numbers_loads_or_is_a_yaml_error(items, digits):
+    text = "".join(f"{k}: {tag}{v}\n" for k, tag, v in items) + f"n: {'9' * digits}\n"
+    try:
+        loads(text)
+    except yaml.YAMLError:
+        pass

@@ -94,6 +94,8 @@ def test_a_config_edited_after_the_checkpoint_refuses_to_resume(run, capsys):
     ("config.yaml", "- 1\n", "must hold a mapping"),
     ("summary.json", '{"status": "compl', "not valid JSON"),
     ("summary.json", '{"status": "finished", "steps": 3}', "status"),
+    ("summary.json", '{"status": "completed", "steps": ' + "9" * 5000 + "}", "number too long"),
+    ("config.yaml", "task: add\nsteps: " + "9" * 5000, "not a valid int"),
 ])
 def test_truncated_or_foreign_files_in_every_reader(run, capsys, name, text, what):
     """Readers refuse with the file named; a resume rewrites only the summary (derived data), saying so."""

@@ -30,6 +30,9 @@ _CORE = [  # YAML 1.2 core schema, integers decimal only
 ]
 
 
+_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+
+
 class StrictLoader(yaml.SafeLoader):
     """yaml.SafeLoader with the YAML 1.2 core schema, duplicate keys refused and size limits."""
 
@@ -72,6 +75,20 @@ class StrictLoader(yaml.SafeLoader):
 
     def construct_yaml_int(self, node):
         return int(self.construct_scalar(node), 10)
+
+    def construct_object(self, node, deep=False):
+        """Only the core schema's tags, explicit ones included (`!!timestamp`, `!!binary`, `!!set` are refused);
+        a value its tag cannot hold (`!!int 0x10`, `!!float` with no value, a 5,000-digit integer) is a
+        YAMLError with its line, not a ValueError from deep inside the constructor."""
+        if node.tag not in _TAGS:
+            raise ConstructorError(None, None, f"the tag {node.tag[:60]!r} is not allowed (YAML 1.2 core: "
+                                   "str, int, float, bool, null, seq, map)", node.start_mark)
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:
+            what = str(node.value)[:40] if isinstance(node, yaml.ScalarNode) else node.id
+            raise ConstructorError(None, None, f"{what!r} is not a valid {node.tag.rsplit(':', 1)[-1]} "
+                                   f"({type(e).__name__})", node.start_mark) from None
 
 
 for _tag, _regex, _first in _CORE:

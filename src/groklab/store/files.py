@@ -121,6 +121,8 @@ def parse_json(text: str, path, line: int | None = None) -> Any:
         raise StoreError(path, f"not valid JSON ({err.msg} at column {err.colno})", line) from None
     except RecursionError:
         raise StoreError(path, "JSON nested too deeply to be a groklab file", line) from None
+    except ValueError:  # an integer past Python's 4,300-digit limit (JSONDecodeError, a ValueError, is above)
+        raise StoreError(path, "a number too long to be a groklab value", line) from None
 
 
 def validated(schema: type[BaseModel], doc: Any, path, line: int | None = None) -> BaseModel:
