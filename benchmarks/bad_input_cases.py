@@ -115,6 +115,7 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("summarize-empty-dir", ["summarize", "{tmp}/empty"], "empty", 2, []),
     ("summarize-csv-proc", ["summarize", "{tmp}/tree", "--csv", "/proc/groklab-x.csv"], "tree", 2, []),
     ("summarize-csv-is-dir", ["summarize", "{tmp}/tree", "--csv", "{tmp}"], "tree", 2, []),
+    ("summarize-csv-users-file", ["summarize", "{tmp}/tree", "--csv", "{tmp}/mine/thesis.tex"], "tree|mine", 2, []),
     ("summarize-diverged-run", ["summarize", "{tmp}/tree"], "tree:diverged", 1, []),
     ("check-missing", ["check", "{tmp}/nope"], "", 2, []),
     ("check-damaged-run", ["check", "{run}"], "run:summary-trunc", 1, []),

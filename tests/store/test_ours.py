@@ -164,3 +164,39 @@ def test_a_report_that_cannot_be_written_leaves_the_old_one_whole(tmp_path, monk
     assert main(["report", str(out)]) == 2
     assert "No space left" in _one_line(capsys)
     assert page.read_bytes() == before and not [f for f in out.iterdir() if f.name.endswith(".tmp")]
+
+
+def test_a_sweep_report_never_embeds_a_linked_sweep_file_or_error_text(tmp_path, capsys):
+    # a sweep.yaml or error.txt that is a link may point at any file of the user's: the report must not show it
+    from conftest import tiny_sweep
+
+    from groklab.cli import main
+    from groklab.store.tree import read_error
+    tiny_sweep(tmp_path)
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("token: hunter2\n")
+    grid = tmp_path / "s" / "sweep.yaml"
+    grid.unlink()
+    grid.symlink_to(secret)
+    assert main(["report", str(tmp_path / "s")]) == 0
+    assert "hunter2" not in (tmp_path / "s" / "report.html").read_text()
+    run = next((tmp_path / "s").rglob("config.yaml")).parent
+    (run / "error.txt").symlink_to(secret)
+    with pytest.raises(StoreError, match="a link, not a file groklab wrote"):
+        read_error(run)
+    assert secret.read_text() == "token: hunter2\n"
+
+
+def test_summarize_replaces_only_a_summary_it_wrote(tmp_path, capsys):
+    from conftest import tiny_sweep
+    tiny_sweep(tmp_path)
+    mine = tmp_path / "mine.csv"
+    mine.write_text("my,data\n")
+    assert main(["summarize", str(tmp_path / "s"), "--csv", str(mine)]) == 2
+    assert mine.read_text() == "my,data\n" and "not a summary groklab wrote" in capsys.readouterr().err
+    ours = tmp_path / "s" / "summary.csv"
+    assert main(["summarize", str(tmp_path / "s")]) == 0 and ours.read_text().startswith("point,optim.lr,n,")
+    assert main(["summarize", str(tmp_path / "s")]) == 0  # its own table: replaced
+    link = tmp_path / "link.csv"
+    link.symlink_to(mine)
+    assert main(["summarize", str(tmp_path / "s"), "--csv", str(link)]) == 2 and mine.read_text() == "my,data\n"

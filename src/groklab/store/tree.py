@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 from typing import Iterator, Optional
 
-from groklab.errors import ConfigError
+from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, is_tmp, read_json, read_text, read_yaml_mapping, write_json
 from groklab.store.run import CONFIG, is_run
 from groklab.store.schema import Claims, Manifest, Partial
@@ -104,6 +104,8 @@ def write_error(run: Path, text: str) -> None:
 
 def read_error(run: Path) -> Optional[str]:
     f = Path(run) / ERROR
+    if f.is_symlink():  # groklab writes error.txt itself; a link may point anywhere, and reports show this text
+        raise StoreError(f, "a link, not a file groklab wrote; remove it")
     return read_text(f).strip() if f.is_file() else None
 
 
