@@ -169,7 +169,6 @@ def test_a_report_that_cannot_be_written_leaves_the_old_one_whole(tmp_path, monk
 def test_a_sweep_report_never_embeds_a_linked_sweep_file_or_error_text(tmp_path, capsys):
     # a sweep.yaml or error.txt that is a link may point at any file of the user's: the report must not show it
     from conftest import tiny_sweep
-
     from groklab.cli import main
     from groklab.store.tree import read_error
     tiny_sweep(tmp_path)
