@@ -8,7 +8,8 @@ class ConfigError(ValueError):
 
     def __init__(self, field: str, value, allowed: str):
         self.field, self.value, self.allowed = field, value, allowed
-        super().__init__(f"{_printable(field)}={_short(value)}: {_printable(allowed)}")
+        name = str(field) if len(str(field)) <= 200 else f"{str(field)[:200]}..."  # a 100,000-character key
+        super().__init__(f"{_printable(name)}={_short(value)}: {_printable(allowed)}")
 
     def __reduce__(self):  # picklable, so a process-pool or Ray worker's refusal reaches the parent whole
         plain = isinstance(self.value, (int, float, str, type(None))) and len(_short(self.value)) < 200
@@ -59,7 +60,6 @@ def _printable(text) -> str:
     """text with every non-printable character escaped (a key typed as `a\\nb=1` is named, not broken over two
     lines): the error stays one line whatever the user typed."""
     text = str(text)
-    text = text if len(text) <= 200 else f"{text[:200]}..."  # a 100,000-character key is named, not echoed
     return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 

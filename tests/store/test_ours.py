@@ -199,3 +199,21 @@ def test_summarize_replaces_only_a_summary_it_wrote(tmp_path, capsys):
     link = tmp_path / "link.csv"
     link.symlink_to(mine)
     assert main(["summarize", str(tmp_path / "s"), "--csv", str(link)]) == 2 and mine.read_text() == "my,data\n"
+
+
+def test_a_users_folder_holding_one_run_among_their_files_is_not_adopted(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    (mine / "proj").mkdir(parents=True)
+    (mine / "thesis.tex").write_text("mine\n")
+    (mine / "proj" / "config.yaml").write_text("p: 11\n")
+    with pytest.raises(ConfigError, match="holds files groklab did not write"):
+        check_out(mine)
+    old = tmp_path / "old"  # a 0.2 reproduction: experiments, a report beside them, an empty folder
+    (old / "fig6").mkdir(parents=True)
+    (old / "fig6" / "experiment.json").write_text("{}")
+    (old / "report.html").write_text("<!doctype html>")
+    (old / "spare").mkdir()
+    assert check_out(old) == old
+    (old / "notes.txt").write_text("mine\n")
+    with pytest.raises(ConfigError, match="notes.txt"):
+        check_out(old)

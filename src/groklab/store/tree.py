@@ -41,11 +41,21 @@ def make_out(path: str | Path, field: str = "out") -> Path:
 
 
 def _ours_before_mark(path: Path, depth: int = 3) -> bool:
-    """A tree written by groklab 0.2 (no mark): a run, an experiment or a sweep within `depth` levels."""
-    if any((path / n).is_file() for n in (MANIFEST, SWEEP, CONFIG)):
+    """A tree written by groklab 0.2 (no mark): a run, an experiment or a sweep here, or, within `depth` levels,
+    a folder of such trees and of what groklab writes beside them (report.html, summary.csv) -- and nothing
+    else: a user's folder that merely holds one run among their own files is not ours."""
+    if any((path / n).is_file() for n in (MANIFEST, SWEEP, CONFIG, MARK)):
         return True
-    return depth > 0 and any(_ours_before_mark(d, depth - 1) for d in path.iterdir()
-                             if d.is_dir() and not d.is_symlink())
+    found = False
+    for f in (f for f in path.iterdir() if not is_tmp(f)) if depth > 0 else ():
+        if f.is_dir() and not f.is_symlink() and _ours_before_mark(f, depth - 1):
+            found = True
+        elif f.is_symlink() or f.name not in BESIDE and not (f.is_dir() and not any(f.iterdir())):
+            return False
+    return found
+
+
+BESIDE = {"report.html", "summary.csv"}  # what groklab writes at a tree's top, beside its experiments
 
 
 def find_runs(path: str | Path) -> Iterator[Path]:
