@@ -85,6 +85,8 @@ def test_a_config_edited_after_the_checkpoint_refuses_to_resume(run, capsys):
     out, cfg = run
     cfg["p"] = 13
     (out / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert main(["check", str(out.parent)]) == 1  # check reads it as resume would: not healthy
+    assert "p: 11 -> 13" in capsys.readouterr().out
     rc, err = resume(capsys, out)
     assert rc == 2 and "config.yaml" in err and "p: 11 -> 13" in err
 
@@ -137,3 +139,12 @@ def test_check_reports_every_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"BAD   {bad}" in out and "ckpt.pt" in out and f"ok    {good}" in out
     assert main(["check", str(tmp_path / "nothing")]) == 2
+
+
+def test_a_fifo_named_like_a_run_file_is_refused_not_waited_on(run, capsys):
+    import os
+    out, _ = run
+    (out / "config.yaml").unlink()
+    os.mkfifo(out / "config.yaml")  # reading it would block until some process writes to it
+    assert main(["check", str(out.parent)]) == 1 and "not a regular file" in capsys.readouterr().out
+    assert main(["summarize", str(out.parent)]) == 2 and "not a regular file" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from typing import Optional
 
 import torch
 
-from groklab.config import Config, flatten, make_config
+from groklab.config import Config, make_config
 from groklab.engine.budget import check_work
 from groklab.engine.evals import eval_schedule
 from groklab.engine.setup import RunSetup
@@ -22,11 +22,9 @@ from groklab.engine.track import open_sinks
 from groklab.errors import ConfigError, RunBusy, StoreError, notice
 from groklab.measures import GrokTracker, measure_schedule
 from groklab.store import RunStore, is_run
-from groklab.store.run import RESUME_HINT, RESUME_KEYS
+from groklab.store.run import RESUMABLE_CHANGES, RESUME_HINT, RESUME_KEYS, differences
 
 MODES = ("new", "resume", "auto")  # auto: resume an unfinished run, skip a finished one, else new
-# settings that may differ between a checkpoint and the config it resumes under
-RESUMABLE_CHANGES = ("steps", "progress")
 # the entropy sampler's settings: no difference between two runs that both use another sampler
 ENTROPY_KNOBS = ("sampler_gamma", "sampler_tau", "sampler_beta")
 
@@ -37,13 +35,6 @@ class RunResult:
     history: list[dict] = field(default_factory=list)  # the metric rows of this call
     path: Optional[Path] = None
     model: Optional[torch.nn.Module] = None
-
-
-def differences(a: dict, b: dict, ignore=()) -> list[str]:
-    """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
-    fa, fb = flatten(a), flatten(b)
-    return [f"{k}: {fa.get(k)!r} -> {fb.get(k)!r}" for k in sorted(set(fa) | set(fb))
-            if k not in ignore and fa.get(k) != fb.get(k)]
 
 
 class RunRecord:

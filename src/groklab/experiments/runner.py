@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config, parse_override, validate
-from groklab.engine.record import differences
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
 from groklab.experiments.assumptions import (
@@ -39,6 +38,7 @@ from groklab.store import (
     write_partial,
 )
 from groklab.store.archive import lacking, unpack
+from groklab.store.run import differences
 from groklab.sweep import Progress, Run, plan, run_units
 
 

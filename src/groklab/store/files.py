@@ -101,7 +101,10 @@ def write_json(path: str | Path, doc: Any) -> None:
 
 
 def read_text(path: str | Path) -> str:
-    """A file's text; a missing, unreadable or non-UTF-8 file is a StoreError naming it."""
+    """A file's text; a missing, unreadable or non-UTF-8 file is a StoreError naming it, and so is anything but a
+    regular file (opening a FIFO named config.yaml would wait for a writer forever)."""
+    if Path(path).exists() and not Path(path).is_file():
+        raise StoreError(path, "not a regular file")
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -6,7 +6,7 @@ from pathlib import Path
 from groklab.config import make_config
 from groklab.errors import ConfigError
 from groklab.store.lock import holder
-from groklab.store.run import RESUME_KEYS, RunStore
+from groklab.store.run import RESUMABLE_CHANGES, RESUME_KEYS, RunStore, differences
 from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest, read_partial
 
 
@@ -28,6 +28,11 @@ def check_run(path: Path) -> dict:
             lacks = [k for k in RESUME_KEYS if k not in ckpt]
             if lacks and not ckpt.get("archived"):  # an archive lays out weights only, and says so
                 raise store.error("checkpoint", f"lacks {', '.join(lacks)}: a run cannot resume from it")
+            stored = ckpt.get("config")  # what resume compares (engine/record.py): a mismatch refuses it
+            diff = differences(stored, cfg, RESUMABLE_CHANGES) if isinstance(stored, dict) else []
+            if diff:
+                raise store.error("config", f"differs from the config its checkpoint was trained with ({diff[0]}); "
+                                  "a run cannot resume from it")
             kept = [r for r in rows if r["step"] <= ckpt["step"]]
             expected = ckpt.get("n_rows")
             if expected is not None and expected != len(kept):

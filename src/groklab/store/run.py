@@ -15,6 +15,7 @@ import numpy as np
 import torch
 import yaml
 
+from groklab.config.parse import flatten
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import (
     atomic_write,
@@ -38,6 +39,7 @@ CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
 # in results archives, so re-judging reads it instead of recomputing it from the weights
 # how to go on from a used directory, for the CLI and for Python alike
 RESUME_HINT = "already holds a run; resume it (groklab train --resume DIR, or train(resume=DIR)) or pick a new out"
+RESUMABLE_CHANGES = ("steps", "progress")  # settings that may differ between a checkpoint and its resume
 RESUME_KEYS = ("model", "optimizer", "tracker", "wall_s", "eval_s", "last_eval", "last")  # what a resume reads
 ANALYSIS = "analysis"
 
@@ -282,3 +284,10 @@ def array_series(run: str | Path, key: str) -> tuple[np.ndarray, np.ndarray | li
             values.append(arrs[key])
     same = len({v.shape for v in values}) <= 1
     return np.array(steps), (np.stack(values) if values and same else values)
+
+
+def differences(a: dict, b: dict, ignore=()) -> list[str]:
+    """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
+    fa, fb = flatten(a), flatten(b)
+    return [f"{k}: {fa.get(k)!r} -> {fb.get(k)!r}" for k in sorted(set(fa) | set(fb))
+            if k not in ignore and fa.get(k) != fb.get(k)]
