@@ -95,7 +95,7 @@ def test_table1_claims_on_synthetic_rows():
     assert ceiling.aggregate["the same for the paper's Table 1 (p = 97)"] == 14  # the paper never fixes n
 
 
-def test_med_correlation_and_depth_claims_on_synthetic_curves():
+def test_med_correlation_and_depth_claims_on_synthetic_curves(tmp_path):
     from groklab.experiments.beyond import depth, med
 
     steps = list(range(0, 200, 10))
@@ -108,6 +108,16 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves():
     corr = med.correlations(pd.DataFrame(rows))
     assert all(abs(r[0] - 1) < 1e-9 and abs(r[1] - 1) < 1e-9 for r in corr.values())
     assert all(c.holds for c in med.claims(corr))
+    # fits at 100, groks at 5,000; loss and MED fall together until 6,000, then the loss sits at 0.01 while MED
+    # drifts back up for 14,000 steps: the window (to the end, or to 1,000 steps after grokking) decides
+    late = pd.DataFrame([{"run": "op0/s0", "step": t, "train/acc": 1.0 if t >= 100 else 0.5,
+                          "test/acc": 1.0 if t >= 5000 else 0.5, "test/loss": max(0.01, 6 - t / 1000),
+                          "progress/MED": 2 - t / 6000 if t <= 6000 else 1.9 + 0.01 * (t % 700 == 0)}
+                         for t in range(0, 20_001, 100)])
+    assert med.correlations(late)["op0/s0"][0] < 0.5
+    assert med.correlations(late, after_grok=med.AFTER_GROK)["op0/s0"][0] > 0.99
+    [c] = med.analyze(late, tmp_path)[1]
+    assert c.holds is False and c.depends_on == ["correlation window"] and "window" in c.note
     amp = {"layers1": [0.01, 0.02], "layers2": [0.1, 0.2], "layers3": [0.3, 0.4]}
     c = {x.id: x for x in depth.claims(amp, {"layers1": [0, 0], "layers2": [1, 2], "layers3": [3, 5]})}
     assert c["amplitude_grows_with_depth"].holds and c["drops_grow_with_depth"].holds

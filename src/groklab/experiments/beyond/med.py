@@ -16,6 +16,8 @@ Differences from the paper and its released code:
 - p, sizes, lr, wd, optimizer: the shared settings (profile.py). Horizon: not stated; the release 30,000 epochs;
   ours 30,000 steps (paper), up to 15,000 (quick:
   profile.QUICK_HORIZON).
+- Window: the correlation is read from the fit to the run's end; beside it, to 1,000 steps after test accuracy
+  reaches 0.99 (our two readings; each claim says whether its verdict depends on the window).
 - Statistic: the paper shows curves, which the release plots smoothed (remove_outliers: a +-500-epoch running mean
   from epoch 1,000, then a Gaussian of sigma 10); ours Spearman rho of raw MED and test loss over the evals from
   the fit (train acc >= 0.99) on, per seed: median >= 0.5 and every rho > 0 (our reading of "closely matches").
@@ -27,6 +29,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from groklab.experiments.assumptions import Assumption, combine
 from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base_overrides
 from groklab.experiments.controls import Control
 from groklab.experiments.levels import every_seed
@@ -46,6 +49,12 @@ QUICK_OPS = ("add", "a^2+a*b+b^2", "a^3+a*b")  # the quick profile's CPU budget:
 # Declared for the operations both profiles run (a control must match runs at every profile); the paper
 # profile's other three carry none yet.
 CONTROLS = [Control(f"op{OPS.index(op)}/*", op, 0.99, rests=(f"med_tracks_test_loss_{op}",)) for op in QUICK_OPS]
+# the window the correlation is read over is ours (004 shows whole curves): to the run's end, and beside it up to
+# 1,000 steps after grokking; the claims say whether the verdict depends on it (assumptions.combine)
+AFTER_GROK = 1000
+WINDOW = Assumption("window", "correlation window", "from the fit to the run's end",
+                    "004 shows whole curves; runs stop 4,000 steps after their last rise (quick)",
+                    other=f"from the fit to {AFTER_GROK:,} steps after test accuracy reaches 0.99", profiles=())
 RHO = 0.5  # "moves with": Spearman rho between MED and test loss after the fit at least this, median over seeds
 
 
@@ -56,14 +65,19 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
 
 
-def correlations(df) -> dict:
-    """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on."""
+def correlations(df, after_grok: float | None = None) -> dict:
+    """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on: to the
+    run's end, or with `after_grok`, to that many steps after test accuracy first reaches 0.99 (a run that never
+    does: to its end)."""
     from scipy.stats import pearsonr, spearmanr
 
     out = {}
     for run, g in df.dropna(subset=["progress/MED", "test/loss"]).groupby("run"):
         fit = g[g["train/acc"] >= 0.99]["step"].min()
         w = g[g["step"] >= fit] if fit == fit else g.iloc[0:0]
+        grok = g[g["test/acc"] >= 0.99]["step"].min() if "test/acc" in g else float("nan")
+        if after_grok is not None and grok == grok:
+            w = w[w["step"] <= grok + after_grok]
         if len(w) >= 3 and w["progress/MED"].std() > 0 and w["test/loss"].std() > 0:
             out[run] = (float(spearmanr(w["progress/MED"], w["test/loss"]).statistic),
                         float(pearsonr(w["progress/MED"], w["test/loss"]).statistic))
@@ -75,8 +89,9 @@ def correlations(df) -> dict:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty or "progress/MED" not in df:
         return [], claims({})
-    corr = correlations(df)
-    return _plot(df, out / "med"), claims(corr)
+    judged = claims(correlations(df))
+    alt = {c.id: c for c in claims(correlations(df, after_grok=AFTER_GROK))}
+    return _plot(df, out / "med"), [combine(c, alt.get(c.id), WINDOW) for c in judged]
 
 
 def _present(runs) -> list[int]:
