@@ -152,8 +152,9 @@ def run_case(case, root: Path, fixture: Path, inproc: bool = False, timeout: flo
         rc, err = _inproc(args, tmp)
     else:
         try:
-            p = subprocess.run([sys.executable, "-m", "groklab", *args], cwd=tmp, capture_output=True, text=True,
-                               timeout=timeout, errors="replace")
+            cmd = ([sys.executable, str(Path(__file__).with_name("api_case.py")), *args[1:]] if args[0] == "api"
+                   else [sys.executable, "-m", "groklab", *args])  # "api": a Python call (api_case.py)
+            p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, errors="replace")
             rc, err = p.returncode, p.stderr
         except subprocess.TimeoutExpired:
             rc, err = None, f"(no answer within {timeout:.0f} s)"
@@ -183,7 +184,11 @@ def _inproc(args: list[str], cwd: Path) -> tuple[int, str]:
     try:
         with contextlib.redirect_stderr(buf), contextlib.redirect_stdout(io.StringIO()):
             try:
-                rc = main(args)
+                if args[0] == "api":
+                    from api_case import call
+                    rc = call(*args[1:])
+                else:
+                    rc = main(args)
             except SystemExit as e:
                 rc = e.code if isinstance(e.code, int) else 2
             except Exception:  # a traceback a user would see
@@ -206,7 +211,9 @@ def table(results: list[dict]) -> str:
     for r in results:
         msg = r["message"].replace("|", "\\|")
         msg = msg if len(msg) <= 240 else f"{msg[:150]} ... {msg[-85:]}"  # the field and what is wrong
-        rows.append(f"| {r['name']} | `groklab {_short(r['argv'])}` | {r['rc']} ({r['expect']}) | {msg} | "
+        argv = r["argv"]
+        command = f"groklab.{argv[1]}(**{argv[2]})" if argv[:1] == ["api"] else f"groklab {_short(argv)}"
+        rows.append(f"| {r['name']} | `{command.replace('|', chr(92) + '|')}` | {r['rc']} ({r['expect']}) | {msg} | "
                     f"{'yes' if r['clean'] else 'NO'} |")
     return "\n".join(rows)
 

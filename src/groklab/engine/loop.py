@@ -29,8 +29,8 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
         cfg = make_config(base=RunStore(resume).config(), overrides=[f"steps={steps}"] if steps is not None else [])
         return train_members([cfg], [resume], mode="resume")[0]
     cfg = config if isinstance(config, Config) else validate(dict(config or {}))
-    if steps is not None:
-        cfg = cfg.model_copy(update={"steps": steps})
+    if steps is not None:  # validated like any setting (model_copy would take steps=-5 as it is)
+        cfg = make_config(base=cfg.model_dump(), overrides=[f"steps={steps}"])
     return train_members([cfg], [out], mode="new")[0]
 
 
