@@ -152,7 +152,7 @@ def run_case(case, root: Path, fixture: Path, inproc: bool = False, timeout: flo
         rc, err = _inproc(args, tmp)
     else:
         try:
-            cmd = ([sys.executable, str(Path(__file__).with_name("api_case.py")), *args[1:]] if args[0] == "api"
+            cmd = ([sys.executable, str(Path(__file__).with_name("api_case.py")), *args[1:]] if args[:1] == ["api"]
                    else [sys.executable, "-m", "groklab", *args])  # "api": a Python call (api_case.py)
             p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, errors="replace")
             rc, err = p.returncode, p.stderr
@@ -184,7 +184,7 @@ def _inproc(args: list[str], cwd: Path) -> tuple[int, str]:
     try:
         with contextlib.redirect_stderr(buf), contextlib.redirect_stdout(io.StringIO()):
             try:
-                if args[0] == "api":
+                if args[:1] == ["api"]:
                     from api_case import call
                     rc = call(*args[1:])
                 else:
