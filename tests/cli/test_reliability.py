@@ -34,6 +34,9 @@ def test_memory_estimate_counts_parameters_exactly_and_names_the_culprit(monkeyp
     with pytest.raises(ConfigError) as e:
         budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))
     assert str(e.value).startswith("model.d_hidden=100000000: the run needs about") and "--allow-large" in str(e.value)
+    ma = make_config(["optim.grokfast=ma", "optim.grokfast_window=100000000"])  # was blamed on model.depth
+    with pytest.raises(ConfigError, match="^optim.grokfast_window=100000000: the run needs"):
+        budget.check_memory(ma, make_task(ma), 2822, torch.device("cpu"))
     monkeypatch.setenv(budget.ALLOW_ENV, "1")  # the override: the estimate is returned, nothing is allocated
     assert budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))["n_params"] > 6e10
 

@@ -103,7 +103,10 @@ def _culprit(cfg) -> tuple[str, object]:
         for part in key.split("."):
             node = getattr(node, part)
         return node
-    return max(((k, value(k)) for k, _ in SIZE_FIELDS), key=lambda kv: kv[1] / dict(SIZE_FIELDS)[kv[0]])
+    fields = dict(SIZE_FIELDS)
+    if cfg.optim.grokfast == "ma":  # Grokfast-MA keeps a copy of the gradients per step of its window
+        fields["optim.grokfast_window"] = 100
+    return max(((k, value(k)) for k in fields), key=lambda kv: kv[1] / fields[kv[0]])
 
 
 def check_memory(cfg, task, n_train: int, device: torch.device) -> dict:
