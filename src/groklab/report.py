@@ -22,6 +22,8 @@ from groklab.store import (
     read_partial,
     read_summary,
 )
+from groklab.store.files import begins_with
+from groklab.store.tree import inside
 
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "
 CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -98,13 +100,6 @@ def _verdict_html(c: dict) -> str:
 def _analysed(fig_dir: Path) -> dict | None:
     """claims.json, else the partial.json of a `reproduce --only` call, else None."""
     return read_claims(fig_dir) or read_partial(fig_dir)
-
-
-def inside(folder: Path, name: str) -> Path | None:
-    """`folder/name` if that is a plain file inside `folder` (links resolved), else None: a report embeds
-    only the experiment tree's own files, whatever a claims.json names."""
-    path = (folder / name).resolve()
-    return path if path.is_file() and path.is_relative_to(folder.resolve()) else None
 
 
 def _img(path: Path) -> str:
@@ -255,11 +250,7 @@ def _write_page(page: str, path: Path) -> Path:
 
 def _is_report(path: Path) -> bool:
     """A page groklab wrote (it may replace it), recognised by how every report begins."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(HEAD)) == HEAD.encode()
-    except OSError:
-        return False
+    return begins_with(path, HEAD.encode())
 
 
 def markdown(root: str | Path) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from groklab.plots.curves import plot_curves
 from groklab.store import load_runs
 from groklab.store.files import read_text
-from groklab.store.tree import SWEEP
+from groklab.store.tree import SWEEP, inside
 from groklab.sweep.summarize import format_table, summarize
 
 
@@ -22,7 +22,6 @@ def sweep_page(root: Path, head: str, css: str, img) -> str:
     e = html.escape
     df = summarize(root)
     varying = [c for c in df.columns[1:list(df.columns).index("n")]]
-    grid = root / SWEEP
     runs = load_runs(root)
     figure = ""
     if not runs.empty:
@@ -37,11 +36,6 @@ def sweep_page(root: Path, head: str, css: str, img) -> str:
             f"<h1>groklab sweep: {e(str(root))}</h1><p>{time.strftime('%Y-%m-%d %H:%M')}; {len(df)} grid point(s), "
             f"{int(df['n'].sum())} runs" + (f", {len(failed)} failed or diverged: " + e(", ".join(
                 f"{n} ({s})" for n, s in failed)) if failed else "") + "</p>"
-            + (f"<h2>The sweep file</h2><pre>{e(read_text(grid))}</pre>" if _own(root, grid) else "")
+            + (f"<h2>The sweep file</h2><pre>{e(read_text(own))}</pre>" if (own := inside(root, SWEEP)) else "")
             + f"<h2>Per point (over seeds)</h2><pre>{e(format_table(df))}</pre>"
             + f"<h2>Accuracy curves</h2>{figure}</body></html>")
-
-
-def _own(root: Path, f: Path) -> bool:
-    """`f` is a plain file of the tree, not a link: a report never embeds a file from outside the tree."""
-    return f.is_file() and not f.is_symlink() and f.resolve().is_relative_to(root.resolve())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from groklab.errors import ConfigError
 from groklab.store import PARTIAL, atomic_write
+from groklab.store.files import begins_with
 
 
 def _default_out(cfg) -> Path:
@@ -139,21 +140,12 @@ def cmd_summarize(args) -> int:
     csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
     if csv.is_dir():
         raise ConfigError("csv", str(csv), "is a directory; give a file name")
-    if csv.is_symlink() or (csv.exists() and not _is_summary(csv)):  # replace only a table groklab wrote
+    if csv.is_symlink() or (csv.exists() and not begins_with(csv, b"point,")):  # only a table groklab wrote
         raise ConfigError("csv", str(csv), "exists and is not a summary groklab wrote; pick a new file name")
     print(format_table(df))
     atomic_write(csv, df.to_csv(index=False))
     print(f"written: {csv}")
     return _failures(df.attrs["failed"], int(df["n"].sum()), args.allow_failed)
-
-
-def _is_summary(path: Path) -> bool:
-    """A summary.csv groklab wrote, recognised by its first column (every one begins `point,`)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(6) == b"point,"
-    except OSError:
-        return False
 
 
 def cmd_check(args) -> int:

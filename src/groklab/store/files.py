@@ -100,6 +100,15 @@ def write_json(path: str | Path, doc: Any) -> None:
     atomic_write(path, dumps(doc, indent=1) + "\n")
 
 
+def begins_with(path: str | Path, prefix: bytes) -> bool:
+    """Whether the file starts with `prefix` (how groklab recognises a report or table it wrote, and may replace)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(prefix)) == prefix
+    except OSError:
+        return False
+
+
 def read_text(path: str | Path) -> str:
     """A file's text; a missing, unreadable or non-UTF-8 file is a StoreError naming it, and so is anything but a
     regular file (opening a FIFO named config.yaml would wait for a writer forever)."""

@@ -40,22 +40,38 @@ def make_out(path: str | Path, field: str = "out") -> Path:
     return path
 
 
+BESIDE = {"report.html", "summary.csv"}  # what groklab writes at a tree's top, beside its experiments
+
+
 def _ours_before_mark(path: Path, depth: int = 3) -> bool:
     """A tree written by groklab 0.2 (no mark): a run, an experiment or a sweep here, or, within `depth` levels,
     a folder of such trees and of what groklab writes beside them (report.html, summary.csv) -- and nothing
     else: a user's folder that merely holds one run among their own files is not ours."""
     if any((path / n).is_file() for n in (MANIFEST, SWEEP, CONFIG, MARK)):
         return True
+    if depth == 0:
+        return False
     found = False
-    for f in (f for f in path.iterdir() if not is_tmp(f)) if depth > 0 else ():
-        if f.is_dir() and not f.is_symlink() and _ours_before_mark(f, depth - 1):
-            found = True
-        elif f.is_symlink() or f.name not in BESIDE and not (f.is_dir() and not any(f.iterdir())):
+    for f in path.iterdir():
+        if is_tmp(f):
+            continue
+        if f.is_symlink():
+            return False
+        if f.is_dir():
+            if _ours_before_mark(f, depth - 1):
+                found = True
+            elif any(f.iterdir()):  # an empty folder is harmless; a full one of someone else's is not
+                return False
+        elif f.name not in BESIDE:
             return False
     return found
 
 
-BESIDE = {"report.html", "summary.csv"}  # what groklab writes at a tree's top, beside its experiments
+def inside(folder: Path, name: str) -> Path | None:
+    """`folder/name` if that is a plain file inside `folder` (links resolved), else None: a report embeds
+    only the tree's own files, whatever a claims.json or a linked sweep.yaml names."""
+    path = (folder / name).resolve()
+    return path if path.is_file() and path.is_relative_to(folder.resolve()) else None
 
 
 def find_runs(path: str | Path) -> Iterator[Path]:
