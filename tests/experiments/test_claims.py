@@ -187,3 +187,15 @@ def test_after_grok_counts_each_fall_once():
     assert after_grok(range(10), acc) == (0.7, 2)  # 0.8 -> 0.7 is one fall; 0.95 is no collapse
     assert after_grok(range(3), [0.1, 0.5, 0.9]) == (None, 0)
     assert after_grok(range(3), [0.99, 0.99, 1.0]) == (0.99, 0)
+
+
+def test_fig5_large_c_underpowered_when_one_c10_seed_fails():
+    # 000's add at the paper profile: c=100 never stable (0 of 3), c=10 stable on 2 of 3 seeds (one never trains)
+    def t_test(c):
+        return None if c == 100.0 else 300
+    t = _fig5(t_test)
+    t.loc[(t["task.name"] == "add") & (t["optim.c"] == 10.0) & (t["seed"] == 0), "min_after"] = None
+    c = {x.id: x for x in fig5.claims(t)}["large_c_unstable"]
+    assert c.holds is None and c.reason == "underpowered", (c.holds, c.note)  # P = 0.83, p = 0.2 at n = 3
+    assert abs(c.aggregate["add"]["P(largest c lower)"] - 5 / 6) < 1e-12
+    assert c.per_seed["add largest c"] == [0, 0, 0] and c.per_seed["add c=10"] == [0, 1, 1]
