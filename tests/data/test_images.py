@@ -44,6 +44,16 @@ def test_bad_parameters_are_refused(kw, field):
     assert err.value.field == field and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("overrides, field", [
+    (["task.cells=4", "task.entries=16"], "task.entries"),  # 16^16 grids: refused before anything renders
+    (["task.cells=3", "task.entries=3", "task.image=31"], "task.image"),  # not a multiple of the cells
+    (["task.entries=16", "task.image=4096"], "task.image")])  # 65,536 images of 4096^2 px: 1 TiB
+def test_image_sizes_are_refused_when_the_config_is_made(overrides, field):
+    with pytest.raises(ConfigError) as err:
+        make_config(["task=shapes", "model=resnet18", *overrides])
+    assert err.value.field == field and "\n" not in str(err.value)
+
+
 def test_config_pairs_shapes_with_resnet():
     with pytest.raises(ConfigError, match="model.name"):
         make_config(["task=shapes"])

@@ -8,10 +8,34 @@ import math
 
 from groklab.errors import ConfigError
 
+MAX_GRIDS = 200_000  # images rendered whole, in memory: entries ** (cells ** 2) must stay below this
+MAX_PIXELS = 2 ** 31  # N * side ** 2 bytes of uint8 images
+
+
+def image_rules(cells, entries, side, weight: str, mod) -> None:
+    """The image task's sizes against each other (grids, pixels, the label modulus): the one place these rules
+    live, used by the config and by data.make_image_task."""
+    if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= 4:
+        raise ConfigError("task.cells", cells, "must be an integer in [1, 4] (cells per side of the grid)")
+    if not isinstance(entries, int) or isinstance(entries, bool) or not 2 <= entries <= 16:
+        raise ConfigError("task.entries", entries, "must be an integer in [2, 16] (pictures in the dictionary)")
+    n = entries ** (cells * cells)
+    if n > MAX_GRIDS:
+        raise ConfigError("task.entries", entries, f"entries ** (cells ** 2) = {entries}^{cells * cells} grids exceeds "
+                          f"{MAX_GRIDS}; use fewer entries or cells")
+    if not isinstance(side, int) or isinstance(side, bool) or side < 4 * cells or side % cells:
+        raise ConfigError("task.image", side, f"must be a multiple of task.cells={cells}, at least {4 * cells} pixels")
+    if n * side * side > MAX_PIXELS:
+        raise ConfigError("task.image", side, f"{n} images of {side}x{side} need {n * side * side / 2**30:.1f} GiB; "
+                          f"at most {MAX_PIXELS / 2**30:.0f} GiB")
+    if weight == "mod" and (not isinstance(mod, int) or isinstance(mod, bool) or mod < 2):
+        raise ConfigError("task.mod", mod, "must be an integer >= 2 with task.weight=mod")
+
 
 def _image_rules(cfg) -> None:
-    """task=shapes / model=resnet18: no token embedding, nothing that reads one."""
-    o, ms = cfg.optim, cfg.measures
+    """task=shapes / model=resnet18: the task's sizes; no token embedding, nothing that reads one."""
+    o, ms, t = cfg.optim, cfg.measures, cfg.task
+    image_rules(t.cells, t.entries, t.image, t.weight, t.mod)
     if cfg.split.name != "random":
         raise ConfigError("split.name", cfg.split.name, "task=shapes takes split=random")
     if cfg.sampler not in ("epoch", "replacement", "full"):

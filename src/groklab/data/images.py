@@ -14,11 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
+from groklab.config.rules import image_rules
 from groklab.data.tables import OnTable, Table
-from groklab.errors import ConfigError
-
-MAX_GRIDS = 200_000  # rendered whole, in memory: entries ** (cells ** 2) must stay below this
-MAX_PIXELS = 2 ** 31  # N * side ** 2 bytes of uint8 images
 
 
 def polygon(sides: int, size: int) -> torch.Tensor:
@@ -62,24 +59,6 @@ class ImageTask(OnTable):
         return f"grid {rows} (sides {[[self.weights[k] for k in r] for r in rows]}) -> label {int(self.table.y[i])}"
 
 
-def check(cells, entries, side, weight: str, mod, labels: str) -> None:
-    if not isinstance(cells, int) or not 1 <= cells <= 4:
-        raise ConfigError("task.cells", cells, "must be an integer in [1, 4] (cells per side of the grid)")
-    if not isinstance(entries, int) or not 2 <= entries <= 16:
-        raise ConfigError("task.entries", entries, "must be an integer in [2, 16] (pictures in the dictionary)")
-    n = entries ** (cells * cells)
-    if n > MAX_GRIDS:
-        raise ConfigError("task.entries", entries, f"entries ** (cells ** 2) = {entries}^{cells * cells} grids exceeds "
-                          f"{MAX_GRIDS}; use fewer entries or cells")
-    if not isinstance(side, int) or side < 4 * cells or side % cells:
-        raise ConfigError("task.image", side, f"must be a multiple of task.cells={cells}, at least {4 * cells} pixels")
-    if n * side * side > MAX_PIXELS:
-        raise ConfigError("task.image", side, f"{n} images of {side}x{side} need {n * side * side / 2**30:.1f} GiB; "
-                          f"at most {MAX_PIXELS / 2**30:.0f} GiB")
-    if weight == "mod" and (not isinstance(mod, int) or mod < 2):
-        raise ConfigError("task.mod", mod, "must be an integer >= 2 with task.weight=mod")
-
-
 def grid_labels(cells: int = 2, entries: int = 11, weight: str = "sides", mod: int = 2, labels: str = "sum",
                 seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, int]:
     """Every grid's cell ids [N, cells^2] (row-major, lexicographic), its label [N] and the number of classes,
@@ -108,7 +87,7 @@ def chance(cells: int = 2, entries: int = 11, weight: str = "sides", mod: int = 
 def make_image_task(cells: int = 2, entries: int = 11, side: int = 224, weight: str = "sides", mod: int = 2,
                     labels: str = "sum", seed: int = 0) -> ImageTask:
     """All entries ** (cells ** 2) grids, rendered; labels by weight sum (mod m), or random (seeded)."""
-    check(cells, entries, side, weight, mod, labels)
+    image_rules(cells, entries, side, weight, mod)
     ops, y, n_classes = grid_labels(cells, entries, weight, mod, labels, seed)
     n, c = len(y), side // cells
     pics = torch.stack([polygon(s, c) for s in sides_of(entries)])  # [entries, c, c]
