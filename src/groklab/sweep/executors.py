@@ -5,7 +5,8 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from groklab.engine.budget import allow_large, permit_large
@@ -101,8 +102,10 @@ class Progress:
 
 
 def run_units(units: list, packing: str, executor: str = "inprocess", workers: int | None = None,
-              address: str | None = None, progress: Progress | None = None, echo=print) -> list:
-    """Run every unit; returns [(run name, status or 'failed: reason')]. Ctrl-C stops and re-raises."""
+              address: str | None = None, progress: Progress | None = None, echo=print, work=None) -> list:
+    """Run every unit; returns [(run name, status or 'failed: reason')]. Ctrl-C stops and re-raises.
+    `work`: what a pool worker runs per unit (default _pool_unit; a module-level function, for tests)."""
+    work = work or _pool_unit
     if executor not in EXECUTORS:
         raise ConfigError("executor", executor, f"allowed: {', '.join(EXECUTORS)}")
     payload = [[(r.name, r.cfg.to_dict(), str(r.out)) for r in unit] for unit in units]
@@ -132,28 +135,72 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
     if executor == "process":
         workers = workers or usable_cpus()
         given = handed(workers)  # each run then takes usable CPUs // workers threads (engine/threads.py)
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker) as pool:
-            pending = {}
-            try:
-                for unit in payload:
-                    pending[pool.submit(_pool_unit, unit, packing, given)] = unit
-                progress and progress.started(sum(len(u) for u in payload[:workers]))
-                queued = payload[workers:]
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        unit = pending.pop(f)
-                        err = f.exception()
-                        record(unit, None if err else f.result(), _reason(err) if err else None)
-                        if queued:
-                            progress and progress.started(len(queued.pop(0)))
-            except KeyboardInterrupt:
-                _stop(list((getattr(pool, "_processes", None) or {}).values()))
-                pool.shutdown(wait=True, cancel_futures=True)  # workers gone: frees the queues (no leaked semaphores)
-                raise
+        queue = list(payload)
+        while queue:  # a worker that died breaks its pool: its units run again alone, the rest in a new pool
+            _isolate(_in_pool(queue, packing, workers, given, record, progress, work), packing, given, record, work)
         return out
     _run_ray(payload, packing, address, record, progress)
     return out
+
+
+DIED = "its worker process died (killed by a signal or out of memory) twice, the second time running alone"
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker)
+
+
+def _in_pool(queue: list, packing: str, workers: int, given: tuple, record, progress, work) -> list:
+    """Run units from `queue` (consumed) with at most `workers` in flight, recording each; returns the units in
+    flight when a worker died and broke the pool (any of them may be the cause), [] once the queue is done."""
+    with _pool(workers) as pool:
+        pending = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < workers:
+                    unit = queue.pop(0)
+                    pending[pool.submit(work, unit, packing, given)] = unit
+                    progress and progress.started(len(unit))
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                broken = []
+                for f in finished:
+                    unit, err = pending.pop(f), f.exception()
+                    if isinstance(err, BrokenProcessPool):
+                        broken.append(unit)
+                    else:
+                        record(unit, None if err else f.result(), _reason(err) if err else None)
+                if broken:
+                    return broken + list(pending.values())
+        except KeyboardInterrupt:
+            _halt(pool)
+            raise
+    return []
+
+
+def _isolate(suspects: list, packing: str, given: tuple, record, work) -> None:
+    """Each unit that was in flight when a worker died, again, in a pool of its own (all at once: no more of
+    them than workers): a unit whose worker dies again is recorded failed with that reason, the others finish
+    (their runs resume exactly from their last checkpoints)."""
+    pools = [_pool(1) for _ in suspects]
+    try:
+        futures = {pool.submit(work, unit, packing, given): unit for pool, unit in zip(pools, suspects)}
+        for f in as_completed(futures):
+            err = f.exception()
+            record(futures[f], None if err else f.result(),
+                   None if err is None else DIED if isinstance(err, BrokenProcessPool) else _reason(err))
+    except KeyboardInterrupt:
+        for pool in pools:
+            _halt(pool)
+        raise
+    finally:
+        for pool in pools:
+            pool.shutdown(wait=True)
+
+
+def _halt(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers (each marks its run interrupted), then free its queues (no leaked semaphores)."""
+    _stop(list((getattr(pool, "_processes", None) or {}).values()))
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_ray(payload, packing, address, record, progress) -> None:
