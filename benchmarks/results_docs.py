@@ -50,8 +50,9 @@ def headline(archive: str) -> str:
     part = [f"{s} part-way: {held[s]} of {index['studies'][s]['runs']} runs" for s, d in judged.items() if not d]
     claims = [c for d in docs for c in d["claims"]]
     runs = sum(held.values())
-    trained = [s for s in index["sessions"] if "from" not in s]  # re-judging sessions train nothing
-    machines = [s["machine"] for s in trained if s.get("machine")]
+    from groklab.experiments.archive import trained
+
+    machines = [s["machine"] for s in index["sessions"] if trained(s) and s.get("machine")]
     speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
     builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
     gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")

@@ -10,7 +10,7 @@ from groklab import load_runs
 from groklab.cli import main
 from groklab.errors import ConfigError
 from groklab.experiments import reproduce
-from groklab.experiments.archive import archive
+from groklab.experiments.archive import archive, trained
 from groklab.report import write_report
 from groklab.store.archive import archived_runs, is_archive, read_index
 
@@ -169,7 +169,15 @@ def test_a_reproduction_archived_part_way_is_continued_from_its_archive(tmp_path
     assert len(list((second / "fig6").rglob("ckpt.pt"))) == 9  # only the missing runs were trained
     assert (second / "fig6" / "claims.json").is_file()
     whole = Path(archive(second, tmp_path / "res2", command="test")["path"])
-    assert read_index(whole)["studies"]["fig6"]["analysed"] == "claims"
+    index = read_index(whole)
+    assert index["studies"]["fig6"]["analysed"] == "claims"
+    # the sessions that trained count, --train-missing ones included; a later re-judging keeps them all
+    ran = [s for s in index["sessions"] if trained(s)]
+    assert [bool(s.get("train_missing")) for s in ran] == [False, True, True]
+    assert index["wall_s"] == round(sum(s["wall_s"] for s in ran), 1)
+    reproduce("embedding/fig6", tmp_path / "s3", source=whole, command="again", **QUIET)
+    again = read_index(Path(archive(tmp_path / "s3", tmp_path / "res3", command="test")["path"]))
+    assert [s for s in again["sessions"] if trained(s)] == ran and again["wall_s"] == index["wall_s"]
 
 
 def test_rejudging_names_archived_runs_the_study_would_no_longer_make(arch, tmp_path):

@@ -15,6 +15,12 @@ from groklab.store import experiment_dirs, read_claims, read_manifest, read_part
 from groklab.store.archive import archive_size, write_archive
 
 
+def trained(session: dict) -> bool:
+    """Whether a reproduce session trained runs: every one does but a pure re-judging (`--from` without
+    `--train-missing`), which only lays archived runs out and judges them."""
+    return "from" not in session or bool(session.get("train_missing"))
+
+
 def archive(tree: str | Path, dest: str | Path, replace: bool = False, command: str | None = None) -> dict:
     """Write the archive of run tree `tree` to `dest`; returns its manifest (with its size in bytes)."""
     from groklab.experiments import PAPERS
@@ -27,8 +33,8 @@ def archive(tree: str | Path, dest: str | Path, replace: bool = False, command: 
     for study in experiment_dirs(tree):
         man = read_manifest(study)
         doc = read_claims(study) or read_partial(study) or {}
-        trained = [s for s in man.get("sessions", []) if "from" not in s]  # re-judging sessions train nothing
-        wall += sum(s.get("wall_s") or 0.0 for s in trained) if trained else doc.get("wall_s") or 0.0
+        ran = [s for s in man.get("sessions", []) if trained(s)]
+        wall += sum(s.get("wall_s") or 0.0 for s in ran) if ran else doc.get("wall_s") or 0.0
         papers.add(_paper_of(man["figure"], PAPERS))
         sessions += [{**s, "study": man["figure"]} for s in man.get("sessions", [])]
     index = {"created": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "archived_by": command or "groklab.archive",
@@ -37,7 +43,8 @@ def archive(tree: str | Path, dest: str | Path, replace: bool = False, command: 
              "sessions": sessions,
              "note": "wall_s sums the wall time of every session that trained (training and analysis); "
                      "sessions lists every reproduce call with its command and the machine it ran on (a "
-                     "session with 'from' re-judged archived runs and trained nothing); a tree trained before "
+                     "session with 'from' re-judged archived runs, and trained nothing unless it has "
+                     "'train_missing'); a tree trained before "
                      "groklab recorded sessions has none, and archiving_machine is then the closest record"}
     path = write_archive(tree, dest, index, weights, replace)
     return {**index, "path": str(path), "bytes": archive_size(path)}

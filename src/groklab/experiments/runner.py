@@ -13,6 +13,7 @@ from typing import Callable
 from groklab.config import make_config, parse_override, validate
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
+from groklab.experiments.archive import trained
 from groklab.experiments.assumptions import (
     ARM,
     arm_of,
@@ -124,8 +125,9 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     # the calls that built these runs: a re-judged study keeps its archive's training sessions
     sessions = _sessions(root) or (_sessions(source) if source is not None else [])
     if source is not None:  # the last re-judging is the one that wrote these claims; earlier ones are gone
-        sessions = [x for x in sessions if "from" not in x]
-    sessions += [{**session, "from": str(source)} if source is not None else dict(session)] if session else []
+        sessions = [x for x in sessions if trained(x)]
+    here = {"from": str(source), **({"train_missing": True} if train_missing else {})} if source is not None else {}
+    sessions += [{**session, **here}] if session else []
     write_manifest(root, {**manifest, "sessions": sessions})
     part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
     verb = f"re-judged from {source}" if source is not None else ""
