@@ -7,9 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from groklab.numberline.run import _write_csv
 from groklab.store import RunStore, atomic_write, write_json
+from groklab.store.tree import write_claims, write_manifest
 
-FAULTS = {"ENOSPC at fsync": ("fsync", errno.ENOSPC), "EACCES at rename": ("replace", errno.EACCES)}
+FAULTS = {"ENOSPC at fsync": ("fsync", errno.ENOSPC), "EACCES at rename": ("replace", errno.EACCES),
+          "EACCES at open": ("open", errno.EACCES)}
 
 
 def _fail(monkeypatch, where: str, code: int):
@@ -34,6 +37,11 @@ WRITERS = {  # name -> (file it replaces, the write)
     "summary": ("summary.json", lambda d: RunStore(d).write_summary({"status": "completed"})),
     "arrays": ("arrays/step_000000010.npz", lambda d: RunStore(d).save_arrays(10, {"x": np.ones(3)})),
     "figure": ("fig.png", lambda d: _figure(d / "fig.png")),
+    "checkpoint": ("ckpt.pt", lambda d: RunStore(d).save_checkpoint({"step": 3, "model": {}})),
+    "config": ("config.yaml", lambda d: RunStore(d).write_config({"p": 7})),
+    "manifest": ("experiment.json", lambda d: write_manifest(d, {"figure": "x"})),
+    "claims": ("claims.json", lambda d: write_claims(d, {"claims": []})),
+    "numberline table": ("probe.csv", lambda d: _write_csv(d / "probe.csv", [{"layer": 0, "r2": 0.5}])),
 }
 
 
@@ -64,6 +72,25 @@ def test_a_report_that_cannot_be_written_keeps_the_old_one(tmp_path, monkeypatch
     assert main(["report", str(tmp_path / "s")]) == 2  # one line, exit 2 (nothing of the user's changed)
     monkeypatch.undo()
     assert (tmp_path / "s" / "report.html").read_bytes() == page
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_summary_csv_that_cannot_be_written_keeps_the_old_one(tmp_path, monkeypatch, fault):
+    from conftest import tiny_sweep
+    from groklab.cli import main
+
+    tiny_sweep(tmp_path, "seeds: 1\n")
+    csv = tmp_path / "s" / "summary.csv"
+    assert main(["summarize", str(tmp_path / "s")]) == 0
+    old = csv.read_bytes()
+    assert old.startswith(b"point,")
+    csv.write_bytes(old + b"# a summary groklab wrote, kept whole\n")
+    kept = csv.read_bytes()
+    _fail(monkeypatch, *FAULTS[fault])
+    assert main(["summarize", str(tmp_path / "s")]) == 2  # one line, exit 2
+    monkeypatch.undo()
+    assert csv.read_bytes() == kept
+    assert not [p for p in tmp_path.rglob("*") if ".groklab-" in p.name]
 
 
 def test_a_full_disk_mid_training_marks_the_run_failed_and_it_resumes_exactly(tmp_path, monkeypatch, capsys):
