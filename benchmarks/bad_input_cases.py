@@ -236,6 +236,14 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
                                   "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
     ("train-measure-calls-huge", ["train", *TINY, "steps=100000000", "measures.spectra.every=1", "--out", "{tmp}/o"],
      "", 2, ["{tmp}/o"]),
+    # work bounded before a run (its own schedule)
+    ("train-steps-huge", ["train", *TINY, "steps=1000000000", "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-eval-every-step-huge", ["train", *TINY, "steps=10000000", "eval.every=1", "--out", "{tmp}/o"], "", 2,
+     ["{tmp}/o"]),
+    ("train-checkpoint-every-step-huge", ["train", *TINY, "steps=10000000", "eval.every=1000", "checkpoint_every=1",
+                                          "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]),
+    ("train-checkpoints-kept-huge", ["train", *TINY, "steps=100000", "checkpoint_keep=10", "--out", "{tmp}/o"], "", 2,
+     ["{tmp}/o"]),
     # damaged run files
     ("check-metrics-deep", ["check", "{run}"], "run:metrics-deep", 1, []),
     ("resume-metrics-deep", ["train", "--resume", "{run}", "steps=40"], "run:metrics-deep", 2, []),

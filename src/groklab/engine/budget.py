@@ -128,6 +128,9 @@ def check_memory(cfg, task, n_train: int, device: torch.device) -> dict:
 # instead of running for days.
 MEASURE_LIMITS = {"measures.landscape.n_points^dims": 10_000, "measures.hessian.max_iter": 1_000,
                   "measures.hessian.k": 100, "measures.hessian.trace_samples": 1_000, "calls": 100_000}
+# The run's own schedule, on the same footing: the longest study trains 40,000 steps and evaluates a few
+# thousand times; steps=10**9 (days) or eval.every=1 over 10**7 steps (10**7 metric rows, GBs) is a typo.
+RUN_LIMITS = {"steps": 10**8, "evaluations": 100_000, "checkpoint writes": 100_000, "kept checkpoints": 1_000}
 
 
 def check_work(cfg) -> None:
@@ -157,3 +160,19 @@ def check_work(cfg) -> None:
                               f"measures {cfg.steps // every + 1:,} times over steps={cfg.steps:,}; at most "
                               f"{lim['calls']:,} (every >= {-(-cfg.steps // lim['calls'])}); pass --allow-large "
                               f"({ALLOW_ENV}=1) for more")
+    _check_schedule(cfg)
+
+
+def _check_schedule(cfg) -> None:
+    """steps, and how often a run evaluates and checkpoints over them, against RUN_LIMITS."""
+    lim, steps, allow = RUN_LIMITS, cfg.steps, f"pass --allow-large ({ALLOW_ENV}=1) for more"
+    if steps > lim["steps"]:
+        raise ConfigError("steps", steps, f"at most {lim['steps']:,} (days of training at any size); {allow}")
+    for key, every, what, top in (("eval.every", cfg.eval.every, "evaluates", lim["evaluations"]),
+                                  ("checkpoint_every", cfg.checkpoint_every, "writes a checkpoint",
+                                   lim["checkpoint writes"]),
+                                  ("checkpoint_keep", cfg.checkpoint_keep, "keeps a checkpoint",
+                                   lim["kept checkpoints"])):
+        if every and steps // every > top:
+            raise ConfigError(key, every, f"{what} {steps // every:,} times over steps={steps:,}; at most {top:,} "
+                                          f"({key} >= {-(-steps // top):,}); {allow}")
