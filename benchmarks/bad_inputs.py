@@ -7,13 +7,15 @@ time, what is left on disk. Writes the table of docs/reliability.md.
 
 A case is clean when it exits with its expected code (2: refused before anything was written; 1: a failure
 found or reached after work began), prints exactly one `groklab: error:` line and no traceback, ends within
-the time limit, and leaves nothing at the paths it names; or, for a damaged file that can be recovered safely
-(expected code 0), when it recovers and announces it with a `groklab: note:` line.
+the time limit, leaves nothing at the paths it names and changes or removes no file that was in its folder
+(a SHA-256 snapshot before and after); or, for a damaged file that can be recovered safely (expected code 0),
+when it recovers, announces it with a `groklab: note:` line and leaves the user's folder `mine/` as it was.
 `tests/cli/test_bad_inputs.py` runs every case in-process and holds each to that.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -147,6 +149,7 @@ def run_case(case, root: Path, fixture: Path, inproc: bool = False, timeout: flo
         for k, v in subs.items():
             a = a.replace(k, v)
         args.append(a)
+    before = snapshot(tmp)
     t0 = time.perf_counter()
     if inproc:
         rc, err = _inproc(args, tmp)
@@ -163,14 +166,28 @@ def run_case(case, root: Path, fixture: Path, inproc: bool = False, timeout: flo
     lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("groklab: note:")]
     errors = [ln for ln in lines if re.match(r"groklab( [a-z]+)?: error: ", ln)]  # argparse: "groklab train: error:"
     left = [a for a in absent if Path(a.replace("{tmp}", str(tmp))).exists()]
+    touched = changed(before, snapshot(tmp), mine_only=expect == 0)
     one_line = len(errors) == 1  # status lines (a sweep's plan, a usage line) may come with it
     if expect == 0:  # a safe recovery: it must be announced
         one_line = bool(notes) and not errors
-    clean = rc == expect and bool(one_line) and "Traceback" not in err and not left
+    clean = rc == expect and bool(one_line) and "Traceback" not in err and not left and not touched
     message = errors[-1] if errors else notes[-1] if expect == 0 and notes else (lines[-1] if lines else "")
     message = message.replace(str(tmp), "{tmp}")  # the table shows where, not which temp folder
     return {"name": name, "argv": argv, "expect": expect, "rc": rc, "message": message[:300],
-            "lines": len(lines), "left": left, "wall_s": round(wall, 2), "clean": clean}
+            "lines": len(lines), "left": left, "touched": touched, "wall_s": round(wall, 2), "clean": clean}
+
+
+def snapshot(tmp: Path) -> dict[str, bytes]:
+    """Every file below a case's folder (a user's files and the damaged fixtures) by its content digest."""
+    return {p.relative_to(tmp).as_posix(): hashlib.sha256(p.read_bytes()).digest()
+            for p in sorted(tmp.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def changed(before: dict, after: dict, mine_only: bool = False) -> list[str]:
+    """Files a refused command changed or removed: none may be (a refusal touches nothing that was there).
+    A case that recovers (exit 0) may rewrite groklab's own files; the user's folder `mine/` stays as it was."""
+    keep = [k for k in before if not mine_only or k.startswith("mine/")]
+    return [k for k in keep if after.get(k) != before[k]]
 
 
 def _inproc(args: list[str], cwd: Path) -> tuple[int, str]:

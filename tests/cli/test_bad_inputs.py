@@ -36,3 +36,17 @@ def test_cases_cover_every_subcommand_and_the_docs_list_them():
     doc = (ROOT / "docs" / "reliability.md").read_text()
     missing = [c[0] for c in CASES if f"| {c[0]} |" not in doc]
     assert not missing, f"docs/reliability.md lacks {missing}; run: python benchmarks/bad_inputs.py --write ..."
+
+
+def test_a_refusal_that_changed_or_removed_a_file_is_not_clean(tmp_path, fixtures):
+    """The before/after snapshot behind `touched`: a changed or removed file counts, a new one is left to the
+    case's `absent` paths, and a recovering case (exit 0) answers only for the user's folder `mine/`."""
+    B["setup"](tmp_path, fixtures[1], "run|mine")
+    before = B["snapshot"](tmp_path)
+    assert "mine/thesis.tex" in before and any(k.startswith("run/") for k in before)
+    (tmp_path / "run" / "summary.json").write_text("{}")
+    (tmp_path / "mine" / "thesis.tex").unlink()
+    (tmp_path / "new.txt").write_text("x")
+    after = B["snapshot"](tmp_path)
+    assert B["changed"](before, after) == ["mine/thesis.tex", "run/summary.json"]
+    assert B["changed"](before, after, mine_only=True) == ["mine/thesis.tex"]
