@@ -120,3 +120,13 @@ def test_raw_yaml_text_with_tags_anchors_and_long_numbers_loads_or_is_a_yaml_err
         loads(text)
     except yaml.YAMLError:
         pass
+
+
+def test_surrogate_escapes_pair_into_one_character_and_a_lone_one_is_refused():
+    """JSON escapes U+10000 as a surrogate pair, which PyYAML leaves as two lone surrogates that nothing can print
+    (found by tests/cli/test_damage_property.py: `summarize` crashed printing such a config key)."""
+    assert loads('{"\\ud800\\udc00": false}') == {"\U00010000": False}
+    with pytest.raises(yaml.YAMLError, match="not valid Unicode text"):
+        loads('a: "\\ud800"')
+    with pytest.raises(yaml.YAMLError, match="not valid Unicode text"):
+        loads('"\\udc00x": 1')

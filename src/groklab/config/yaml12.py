@@ -78,17 +78,28 @@ class StrictLoader(yaml.SafeLoader):
 
     def construct_object(self, node, deep=False):
         """Only the core schema's tags, explicit ones included (`!!timestamp`, `!!binary`, `!!set` are refused);
-        a value its tag cannot hold (`!!int 0x10`, `!!float` with no value, a 5,000-digit integer) is a
-        YAMLError with its line, not a ValueError from deep inside the constructor."""
+        a value its tag cannot hold (`!!int 0x10`, `!!float` with no value, a 5,000-digit integer) or a string
+        that is not Unicode text (`"\\ud800"`) is a YAMLError with its line, not an error from deep inside."""
         if node.tag not in _TAGS:
             raise ConstructorError(None, None, f"the tag {node.tag[:60]!r} is not allowed (YAML 1.2 core: "
                                    "str, int, float, bool, null, seq, map)", node.start_mark)
         try:
-            return super().construct_object(node, deep)
+            value = super().construct_object(node, deep)
         except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:
             what = str(node.value)[:40] if isinstance(node, yaml.ScalarNode) else node.id
             raise ConstructorError(None, None, f"{what!r} is not a valid {node.tag.rsplit(':', 1)[-1]} "
                                    f"({type(e).__name__})", node.start_mark) from None
+        if isinstance(value, str):  # "\ud800\udc00" (JSON's escape of U+10000) is one character; a lone
+            try:                     # "\ud800" is no text at all, and nothing can print it
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                try:
+                    return value.encode("utf-16", "surrogatepass").decode("utf-16")
+                except UnicodeDecodeError:
+                    pass
+                raise ConstructorError(None, None, f"{value[:40].encode('utf-8', 'backslashreplace').decode()!r} "
+                                       "is not valid Unicode text (a lone surrogate escape)", node.start_mark) from None
+        return value
 
 
 for _tag, _regex, _first in _CORE:
