@@ -17,8 +17,8 @@ from groklab.cli import main
 
 ROOT = Path(__file__).parents[2]
 FILES = ["config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", ".groklab"]
-JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_subnormal=False),
-                              st.text(max_size=8)),
+JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(),
+                              st.floats(allow_nan=False, allow_subnormal=False), st.text(max_size=8)),
                     lambda inner: st.one_of(st.lists(inner, max_size=3),
                                             st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                     max_leaves=8)

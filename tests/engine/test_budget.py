@@ -1,9 +1,14 @@
 """engine/budget.py: every knob that multiplies a run's work is refused past its bound in one line naming the
 field and the largest value allowed; the bound itself passes; --allow-large lifts it; memory estimates."""
 import pytest
+import torch
 
+from conftest import tiny
 from groklab import ConfigError, make_config
+from groklab.data import make_task
+from groklab.engine import budget
 from groklab.engine.budget import MEASURE_LIMITS, RUN_LIMITS, check_work, permit_large
+from groklab.models import build_model
 
 STEPS = 1_000_000
 # field -> (the largest value it may take over STEPS steps, or the bound itself; the first value refused)
@@ -59,3 +64,20 @@ def test_the_refusal_reaches_the_cli_as_one_line_and_exit_2_with_nothing_written
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "eval.every=1" in err and "eval.every >= 10" in err
     assert not out.exists()
+
+
+def test_memory_estimate_counts_parameters_exactly_and_names_the_culprit(monkeypatch):
+    monkeypatch.delenv(budget.ALLOW_ENV, raising=False)
+    cfg = make_config(tiny(**{"model": "transformer", "model.depth": 2}))
+    task = make_task(cfg)
+    est = budget.estimate(cfg, task, n_train=30)
+    assert est["n_params"] == sum(t.numel() for t in build_model(cfg, task).parameters())
+    big = make_config(["model.d_hidden=100000000"])
+    with pytest.raises(ConfigError) as e:
+        budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))
+    assert str(e.value).startswith("model.d_hidden=100000000: the run needs about") and "--allow-large" in str(e.value)
+    ma = make_config(["optim.grokfast=ma", "optim.grokfast_window=100000000"])  # was blamed on model.depth
+    with pytest.raises(ConfigError, match="^optim.grokfast_window=100000000: the run needs"):
+        budget.check_memory(ma, make_task(ma), 2822, torch.device("cpu"))
+    monkeypatch.setenv(budget.ALLOW_ENV, "1")  # the override: the estimate is returned, nothing is allocated
+    assert budget.check_memory(big, make_task(big), 2822, torch.device("cpu"))["n_params"] > 6e10

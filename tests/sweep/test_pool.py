@@ -4,11 +4,11 @@ import os
 import signal
 from pathlib import Path
 
+from test_sweep import _rows, _sweep
+
 from groklab.store import read_metrics, read_summary
 from groklab.sweep import expand, load_sweep, plan
 from groklab.sweep.executors import DIED, _pool_unit, run_units
-
-from test_sweep import _rows, _sweep
 
 
 def dies_on_s1(unit, packing, given):

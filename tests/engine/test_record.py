@@ -1,4 +1,5 @@
-"""One writer per run directory: a lock held for the run's life, per-writer temp files, busy runs left alone."""
+"""engine/record.py, the one writer of a run directory: a lock held for the run's life, per-writer temp files, busy
+runs left alone, a crash recorded and resumed exactly."""
 import json
 import os
 import subprocess

@@ -1,0 +1,26 @@
+"""engine/threads.py: threads per run from the usable CPUs and the jobs sharing them (GROKLAB_THREADS/JOBS as a
+Python caller's fallback); a bad value is one line."""
+import pytest
+
+from conftest import tiny
+from groklab.cli import main
+from groklab.engine import threads
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, "cpus"), ({"GROKLAB_JOBS": "2"}, "half"), ({"GROKLAB_THREADS": "3"}, 3),
+    ({"GROKLAB_THREADS": "torch"}, None), ({"OMP_NUM_THREADS": "1"}, None)])
+def test_threads_follow_usable_cpus_and_jobs(monkeypatch, env, expected):
+    for k in ("GROKLAB_THREADS", "GROKLAB_JOBS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    n = threads.usable_cpus()
+    want = {"cpus": n, "half": max(1, n // 2)}.get(expected, expected)
+    assert threads.choose_threads() == want
+
+
+def test_bad_threads_is_one_line(capsys, tmp_path):
+    rc = main(["train", *tiny(), "--threads", "0", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err == "groklab: error: threads='0': must be an integer >= 1 or 'torch'"
