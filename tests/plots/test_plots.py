@@ -41,6 +41,49 @@ def test_every_figure_writes_a_png(run, tmp_path):
     assert grads.shape == (len(steps), 13) and np.isfinite(grads).all()
 
 
+def test_measure_figures_draw_the_stored_values(run, tmp_path, monkeypatch):
+    """Each figure's artists hold the run's numbers: the Hessian and rank lines are the metric columns, the
+    heat map is the token gradient norms (tokens x steps), the bars are the spectrum and the normalised counts,
+    the landscape line is its loss, the scatter its coordinates."""
+    import groklab.plots.measures as mod
+
+    figs = []
+    monkeypatch.setattr(mod, "_save", lambda fig, path: figs.append(fig) or path)
+    df = load_runs(run)
+    arrays = load_arrays(run, 30)
+    steps, grads = array_series(run, "tokens/grad_norm")
+    _, counts = array_series(run, "tokens/count")
+
+    pm.plot_hessian(df, tmp_path / "h.png")
+    h = df[df["hessian/E_top"].notna()].sort_values("step")
+    lines = {ln.get_label(): ln for ln in figs[-1].axes[0].get_lines()}
+    np.testing.assert_array_equal(lines[f"{h['run'].iloc[0]} E"].get_ydata(), h["hessian/E_top"].to_numpy())
+    np.testing.assert_array_equal(lines[f"{h['run'].iloc[0]} W"].get_xdata(), h["step"].to_numpy())
+
+    pm.plot_ranks(df, tmp_path / "r.png")
+    r = df[df["rank/EW"].notna()].sort_values("step")
+    assert [ax.get_title() for ax in figs[-1].axes] == ["rank(E)", "rank(W)", "rank(EW)"]
+    np.testing.assert_array_equal(figs[-1].axes[2].get_lines()[0].get_ydata(), r["rank/EW"].to_numpy())
+
+    pm.plot_grad_heatmap(steps, grads, tmp_path / "g.png", p=11)
+    np.testing.assert_array_equal(figs[-1].axes[0].get_images()[0].get_array(), grads[:, :11].T)
+
+    spectrum = arrays["fourier/spectrum"]
+    pm.plot_fourier(spectrum, tmp_path / "f.png")
+    np.testing.assert_allclose([b.get_height() for b in figs[-1].axes[0].patches], spectrum)
+
+    pm.plot_token_counts(counts.sum(0), tmp_path / "c.png")
+    np.testing.assert_allclose([b.get_height() for b in figs[-1].axes[0].patches], counts.sum(0) / counts.sum())
+
+    loss = arrays["landscape/loss"][:, 2]
+    pm.plot_landscape(arrays["landscape/alphas"], loss, tmp_path / "l.png")
+    np.testing.assert_allclose(figs[-1].axes[0].get_lines()[0].get_ydata(), np.log10(loss))
+
+    pca = arrays["geometry/pca"]
+    pm.plot_embedding_scatter(pca, tmp_path / "s.png")
+    np.testing.assert_allclose(figs[-1].axes[0].collections[0].get_offsets(), pca[:, :2])
+
+
 def test_plot_curves_draws_every_seed_apart_and_names_its_panels(tmp_path, monkeypatch):
     """Two seeds of one optimizer are two curves of one colour (one legend entry saying 2 runs), never one
     line zig-zagging between them; a panel's title names its setting."""
