@@ -32,7 +32,7 @@ def test_fig12_both_claims_hold():
     agg = c["skewed_delays_generalization"].aggregate["lr0.01/b256"]
     assert agg["P(random first)"] == 1.0 and agg["median skewed"][0] == 1500  # the seed that never did: censored
     assert c["skewed_delays_generalization"].per_seed["lr0.01/b256 skewed"] == [None, 1500, 1500]
-    assert c["grokking_persists_random"].aggregate["lr0.005/b1024"][0] == 5.5
+    assert c["grokking_persists_random"].aggregate["delayed"]["lr0.005/b1024_mean"] == 5.5
     assert c["skewed_delays_generalization"].per_seed["lr0.01/b512 uniform t_test"] == [500, 550, 600]
 
 
@@ -44,14 +44,24 @@ def test_fig12_claims_fail_in_one_cell():
         return 100, (1500 if sp == "skewed" else 500 + 50 * s)
     c = _fig12(times)
     assert not c["grokking_persists_random"].holds and not c["skewed_delays_generalization"].holds
-    assert c["grokking_persists_random"].aggregate["cells_holding"] == 5
+    assert "lr0.005/b1024" in c["grokking_persists_random"].note  # its delay t_test / t_train is 2.0
     assert c["skewed_delays_generalization"].note.startswith("fails in lr0.005/b1024 (P = 0.50")  # as early
 
 
-def test_fig12_random_seed_never_generalizing_is_no_grokking():
-    c = _fig12(lambda lr, B, sp, s: (100, None if (sp == "random" and s == 2) else 800))
-    assert not c["grokking_persists_random"].holds  # mean ratio of the others is 8, but one seed never groks
-    assert c["grokking_persists_random"].per_seed["lr0.01/b256 random t_test/t_train"] == [8.0, 8.0, None]
+def test_fig12_random_seed_never_generalizing_is_censored_not_a_failure():
+    """A seed that fit but never generalized within the horizon may yet: its delay is only bounded below (horizon
+    / t_train), so the claim is inconclusive (censored), not "does not hold"."""
+    c = _fig12(lambda lr, B, sp, s: (100, None if (sp == "random" and s == 2) else 800))["grokking_persists_random"]
+    assert c.holds is None and c.reason == "censored", (c.holds, c.note)
+    assert c.per_seed["lr0.01/b256 generalizes"] == [800, 800, None]
+    assert c.per_seed["lr0.01/b256 delayed"] == [8.0, 8.0, 20.0]  # 2000 / 100: a lower bound
+    # a cell whose runs generalize as they fit shows no delay: that decides, whatever is censored elsewhere
+    def times(lr, B, sp, s):
+        if sp != "random":
+            return 100, 800
+        return 100, 100 if (lr, B) == (0.01, 256) else None if s == 2 else 800
+    c = _fig12(times)["grokking_persists_random"]
+    assert c.holds is False and "lr0.01/b256" in c.note
 
 
 def test_fig12_runs_use_fig4_split_strings():
