@@ -107,7 +107,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
              "Train a paper figure's runs into OUT/<fig>/<run> (finished runs are skipped, unfinished ones "
              "resumed), draw PNG and PDF figures and write claims.json with a verdict per claim.")
     r.add_argument("experiment", help="embedding/<fig> (000: fig2 ... fig12, init43, sampler, adaptive), beyond/<x> "
-                                      "(004: table1, fig4, dnn, med, depth, embdim, circulant, uniformity, resnet), "
+                                      "(004: table1, fig4, dnn, med, depth, embdim, circulant, uniformity, resnet, "
+                                      "threshold), "
                                       "investigation/<study> (002: task1, lstm, mlp, birnn, optimizers, decay, "
                                       "ksum, landscape), or <paper>/all")
     r.add_argument("overrides", nargs="*", metavar="key=value", help="appended to every run's config")
