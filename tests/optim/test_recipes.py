@@ -55,7 +55,7 @@ def test_schedule_sets_the_optimizer_lr_in_the_loop(monkeypatch):
     from conftest import tiny
     from groklab import train
     calls = []
-    monkeypatch.setattr(step, "set_lr", lambda opt, lr, c: calls.append((lr, c)))
+    monkeypatch.setattr(step, "set_lr", lambda opt, lr: calls.append((lr, None)))
     train(make_config(tiny(**{"optim.schedule": "linear", "optim.warmup": 10, "optim.final_frac": 0.5,
                                    "optim.lr": 0.01, "stop.early": "false"})))
     assert [lr for lr, _ in calls] == pytest.approx([0.01 * lr_factor(t, "linear", 10, 30, 0.5) for t in range(30)])
@@ -63,6 +63,37 @@ def test_schedule_sets_the_optimizer_lr_in_the_loop(monkeypatch):
     calls.clear()
     train(make_config(tiny()))
     assert calls == []  # off: the loop never touches the learning rates
+
+
+@pytest.mark.parametrize("mode", ["fixed", "adaptive"])
+def test_the_ratio_c_lives_in_the_embedding_group(mode, tmp_path):
+    """The optimizer's embedding group carries c and trains at c x the schedule's lr, the other groups at 1 x,
+    for fixed c and for adaptive c (its group c is the one adaptive c last computed); a resume restores it."""
+    from conftest import tiny
+    from groklab import train
+    from groklab.engine.setup import build
+
+    over = {"optim": "adam", "optim.c": 10, "optim.schedule": "linear", "optim.warmup": 5, "optim.final_frac": 0.5,
+            "optim.lr": 0.01, "stop.early": "false", "steps": 20, "checkpoint_every": 10}
+    if mode == "adaptive":
+        over.update({"optim.c_mode": "adaptive", "optim.c_every": 5})
+    cfg = make_config(tiny(**over))
+    train(cfg, out=tmp_path / "r")
+    exp = build(cfg)
+    ckpt = torch.load(tmp_path / "r" / "ckpt.pt", weights_only=True)
+    exp.restore(ckpt)
+    groups = {g["role"]: g for g in exp.optimizer.param_groups}
+    lr = 0.01 * lr_factor(19, "linear", 5, 20, 0.5)  # the last step's
+    c = exp.adapt.c if mode == "adaptive" else 10.0
+    assert groups["rest"]["c"] == 1.0 and groups["rest"]["lr"] == pytest.approx(lr)
+    assert groups["E"]["c"] == pytest.approx(c) and groups["E"]["lr"] == pytest.approx(c * lr)
+    if mode == "adaptive":
+        assert c != 10.0  # recomputed from the singular values, not the starting c
+    for g in ckpt["optimizer"]["param_groups"]:  # a checkpoint from before groups carried c
+        g.pop("c")
+    exp = build(cfg)
+    exp.restore(ckpt)
+    assert {g["role"]: g["c"] for g in exp.optimizer.param_groups} == {"rest": 1.0, "E": 10.0}
 
 
 def test_adaptive_c_hand_computation():

@@ -17,7 +17,7 @@ from groklab.engine.rng import GlobalRNG
 from groklab.engine.track import check_sinks
 from groklab.errors import ConfigError
 from groklab.models import build_model
-from groklab.optim import AdaptiveC, build_optimizer, make_grad_filter
+from groklab.optim import AdaptiveC, build_optimizer, make_grad_filter, restore_c
 
 
 @dataclass
@@ -59,6 +59,7 @@ class RunSetup:
         """Load `state()` back (from a checkpoint)."""
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
+        restore_c(self.optimizer, self.cfg.optim.c)
         for k, v in self.stateful().items():
             v.load_state_dict(ckpt[k])
 

@@ -16,7 +16,7 @@ from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
 from groklab.errors import ConfigError
 from groklab.measures import run_measures
-from groklab.optim import lr_factor, ortho_grad_, set_lr
+from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
 
 
 class Stepper(Protocol):
@@ -79,8 +79,9 @@ class SoloStep:
         idx = e.sampler.batch(step)
         xb, yb = (e.X_train, e.y_train) if idx is None else (e.X_train[idx], e.y_train[idx])
         if self.lr_on:
-            c = e.adapt.observe(step, xb) if e.adapt is not None else o.c
-            set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac), c)
+            if e.adapt is not None:
+                set_c(e.optimizer, e.adapt.observe(step, xb))
+            set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac))
         loss = e.loss_fn(e.model(xb), yb)
         e.optimizer.zero_grad(set_to_none=True)
         loss.backward()
