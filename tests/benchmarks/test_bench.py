@@ -24,3 +24,12 @@ def test_bench_transformer_smoke(tmp_path, monkeypatch, capsys):
     res = {r["case"]: r for r in json.loads(out.read_text())}
     assert res["power"]["ratio"] > 0 and res["power"]["layers"] == 2
     assert res["beyond"]["ratio"] > 0 and res["beyond"]["layers"] == 1 and res["beyond"]["batch"] == "full"
+
+
+def test_ab_trees_smoke(capsys):
+    """The before/after script times one config under two source trees (here the same one, twice)."""
+    ab = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "ab_trees.py"))
+    src = str(Path(__file__).parents[2] / "src")
+    assert ab["main"]([src, src, "--smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "ratio after/before" in out and "median of 1" in out
