@@ -1,7 +1,6 @@
 """Property: whatever happens to a run tree's files (truncated, bytes overwritten, replaced by JSON of any shape,
 removed, turned into a folder or a link), `groklab check` and `groklab summarize` answer with an exit code and
 at most one error line -- never a traceback, never an exception out of `main`, never a change to the tree."""
-import hashlib
 import json
 import os
 import runpy
@@ -36,10 +35,12 @@ DAMAGE = st.one_of(
 EXAMPLES = int(os.environ.get("GROKLAB_HYPOTHESIS_EXAMPLES", 150))
 
 
+BAD = runpy.run_path(str(ROOT / "benchmarks" / "bad_inputs.py"))  # its fixture run and its folder snapshot
+
+
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory):
-    bad = runpy.run_path(str(ROOT / "benchmarks" / "bad_inputs.py"))
-    return bad["_train_fixture"](tmp_path_factory.mktemp("damage"))
+    return BAD["_train_fixture"](tmp_path_factory.mktemp("damage"))
 
 
 def _clear(path: Path) -> None:
@@ -78,11 +79,6 @@ def _damage(path: Path, how: tuple) -> None:
             path.write_bytes(how[1])
 
 
-def _digest(tree: Path) -> dict:
-    return {p.relative_to(tree).as_posix(): hashlib.sha256(p.read_bytes()).digest()
-            for p in sorted(tree.rglob("*")) if p.is_file() and not p.is_symlink()}
-
-
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                          HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(FILES), DAMAGE), min_size=1, max_size=3))
@@ -93,7 +89,7 @@ def test_check_and_summarize_answer_any_damage_in_one_line(fixture, capsys, dama
         shutil.copytree(fixture, tree / "s1")  # one healthy run beside the damaged one
         for name, how in damages:
             _damage(tree / "s0" / name, how)
-        before = _digest(tree)
+        before = BAD["snapshot"](tree)
         for argv in (["check", str(tree / "s0")], ["check", str(tree)], ["summarize", str(tree), "--csv",
                                                                              str(Path(tmp) / "summary.csv")]):
             capsys.readouterr()
@@ -103,4 +99,4 @@ def test_check_and_summarize_answer_any_damage_in_one_line(fixture, capsys, dama
             assert "Traceback" not in err, (argv, err)
             errors = [ln for ln in err.splitlines() if ln.startswith("groklab: error:")]
             assert len(errors) <= 1 and all(len(ln) < 2000 for ln in errors), (argv, err)
-        assert _digest(tree) == before  # reading a tree changes nothing in it
+        assert BAD["snapshot"](tree) == before  # reading a tree changes nothing in it

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groklab.numberline.run import _write_csv
+from groklab.numberline.run import write_csv
 from groklab.store import RunStore, atomic_write, write_json
 from groklab.store.tree import write_claims, write_manifest
 
@@ -41,7 +41,7 @@ WRITERS = {  # name -> (file it replaces, the write)
     "config": ("config.yaml", lambda d: RunStore(d).write_config({"p": 7})),
     "manifest": ("experiment.json", lambda d: write_manifest(d, {"figure": "x"})),
     "claims": ("claims.json", lambda d: write_claims(d, {"claims": []})),
-    "numberline table": ("probe.csv", lambda d: _write_csv(d / "probe.csv", [{"layer": 0, "r2": 0.5}])),
+    "numberline table": ("probe.csv", lambda d: write_csv(d / "probe.csv", [{"layer": 0, "r2": 0.5}])),
 }
 
 

@@ -4,18 +4,17 @@ import os
 import signal
 from pathlib import Path
 
-from test_sweep import _rows, _sweep
-
+from conftest import metric_rows
 from groklab.store import read_metrics, read_summary
 from groklab.sweep import expand, load_sweep, plan
-from groklab.sweep.executors import DIED, _pool_unit, run_units
+from groklab.sweep.executors import DIED, pool_unit, run_units
 
 
 def dies_on_s1(unit, packing, given):
     """What a pool worker runs: the unit of seed 1 kills its own process every time (as the OOM killer would)."""
     if any(name.endswith("seed=1") for name, _, _ in unit):
         os.kill(os.getpid(), signal.SIGKILL)
-    return _pool_unit(unit, packing, given)
+    return pool_unit(unit, packing, given)
 
 
 FLAG = "died-once"
@@ -28,11 +27,14 @@ def dies_once(unit, packing, given):
     if not flag.exists():
         flag.touch()
         os.kill(os.getpid(), signal.SIGKILL)
-    return _pool_unit(unit, packing, given)
+    return pool_unit(unit, packing, given)
 
 
 def _units(tmp_path, out):
-    runs = expand(load_sweep(_sweep(tmp_path, seeds=3, grid={"optim": ["adam"]})), tmp_path / out)
+    f = tmp_path / "sweep.yaml"
+    f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 32}, steps: 30, batch_size: 16,\n"
+                 "       eval: {every: 10, log_points: 0}, checkpoint_every: 10}\ngrid: {optim: [adam]}\nseeds: 3\n")
+    runs = expand(load_sweep(f), tmp_path / out)
     units, done, _ = plan(runs, "sequential")
     assert len(units) == 3 and not done
     return runs, units
@@ -57,4 +59,4 @@ def test_a_worker_killed_once_costs_nothing(tmp_path):
     got = dict(run_units(units, "sequential", "process", workers=2, work=dies_once, echo=lambda *a: None))
     assert got == {r.name: "completed" for r in runs} and (tmp_path / FLAG).exists()
     for a, b in zip(ref, runs):
-        assert _rows(a.out) == _rows(b.out)
+        assert metric_rows(a.out) == metric_rows(b.out)

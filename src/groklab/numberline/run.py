@@ -68,7 +68,7 @@ def _scatter_layers(spec: NumberlineSpec, layers: list, n_layers: int | None) ->
     return list(dict.fromkeys([layers[0], layers[len(layers) // 2], layers[-1]]))
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def write_csv(path: Path, rows: list[dict]) -> None:
     keys = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO(newline="")
     w = csv.DictWriter(buf, fieldnames=keys)
@@ -129,7 +129,7 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
                                 "frac_clean_boundary": float(enc.clean.mean())}
     rows, Z, geo = analyze(H, n, spec)
     out = make_out(out)  # each file below is written whole or not at all (a re-run replaces them)
-    _write_csv(out / "results.csv", [clean(r) for r in rows])
+    write_csv(out / "results.csv", [clean(r) for r in rows])
     proj = [["layer", "method", "n"] + [f"z{j + 1}" for j in range(spec.dims)]]
     for layer, by_method in Z.items():
         for method, z in by_method.items():
@@ -156,7 +156,7 @@ def run_numberline(spec: NumberlineSpec, out: str | Path) -> dict:
         irows = steer(lm, enc, spec.intervene, u, [-a, 0.0, a], spec.batch_size)
         for r in irows:
             r["n"] = numeral(n[r["row"]])
-        _write_csv(out / "intervention.csv", irows)
+        write_csv(out / "intervention.csv", irows)
         meta["intervention"] = {"layer": spec.intervene, **summarize(irows, n, a),
                                 "sd_along_u": float(((X - X.mean(0)) @ u).std())}
     meta["wall_s"] = round(time.perf_counter() - t0, 3)

@@ -38,7 +38,7 @@ def handed(jobs: int | None = None) -> tuple:
     return threads, jobs or own, True if allow_large() else None
 
 
-def _pool_unit(unit: list, packing: str, given: tuple) -> list[tuple[str, str]]:
+def pool_unit(unit: list, packing: str, given: tuple) -> list[tuple[str, str]]:
     """run_unit in a pool worker: stopped (SIGTERM from its sweep, or Ctrl-C), the worker ends once its run
     is marked interrupted, instead of taking the next unit from the pool's queue."""
     try:
@@ -104,8 +104,8 @@ class Progress:
 def run_units(units: list, packing: str, executor: str = "inprocess", workers: int | None = None,
               address: str | None = None, progress: Progress | None = None, echo=print, work=None) -> list:
     """Run every unit; returns [(run name, status or 'failed: reason')]. Ctrl-C stops and re-raises.
-    `work`: what a pool worker runs per unit (default _pool_unit; a module-level function, for tests)."""
-    work = work or _pool_unit
+    `work`: what a pool worker runs per unit (default pool_unit; a module-level function, for tests)."""
+    work = work or pool_unit
     if executor not in EXECUTORS:
         raise ConfigError("executor", executor, f"allowed: {', '.join(EXECUTORS)}")
     payload = [[(r.name, r.cfg.to_dict(), str(r.out)) for r in unit] for unit in units]
