@@ -47,6 +47,19 @@ def test_stacked_float32_raw_mlp_and_depth():
         _assert_close(res, train(cfg), 1e-4)
 
 
+def test_stacked_members_follow_their_lr_schedules():
+    """Warm-up and decay in a stack: each member's lr at each step is its solo run's, the decay ending at its
+    own steps (members of 30 and 40 steps), the embedding's at c times it."""
+    for sched in ({"optim.warmup": 7}, {"optim.schedule": "cosine", "optim.warmup": 5, "optim.final_frac": 0.1}):
+        cfgs = [make_config(tiny(dtype="float64", seed=s, steps=30 + 10 * s, optim="adam_lr", **sched,
+                                 **{"optim.c": 1 + 2 * s, "optim.lr": 0.01 * (s + 1)})) for s in (0, 1)]
+        runs = train_population(cfgs, packing="stacked")
+        for res, cfg in zip(runs, cfgs):
+            _assert_close(res, train(cfg), 1e-9)
+        flat = train(make_config(tiny(dtype="float64", seed=0, steps=30, optim="adam_lr", **{"optim.lr": 0.01})))
+        assert runs[0].history[-1]["train/loss"] != pytest.approx(flat.history[-1]["train/loss"], rel=1e-6)
+
+
 def test_stacked_tied_mlp_applies_its_shared_layer_every_time():
     """002's MLP reuses one hidden layer (model.tied): stacked members must apply it depth - 1 times too."""
     cfgs = [make_config(tiny(steps=20, seed=s, dtype="float64", **{"model.depth": 4, "model.tied": True}))
@@ -187,7 +200,7 @@ def test_stacked_transformers_equal_solo_runs():
     """Any model stacks through functional_call + vmap: 004's Transformer (no LayerNorm, no biases, scaled
     init, [a, b, =]) and the default one (2 layers, LayerNorm), members differing in seed, lr and wd."""
     variants = (["model.depth=1", "model.norm=none", "model.bias=false", "model.init=scaled", "encoding=eq",
-                 "sampler=full"], ["model.depth=2"])
+                 "sampler=full", "optim.warmup=10"], ["model.depth=2"])
     for extra in variants:
         cfgs = [make_config(tiny(**{"model": "transformer", "dtype": "float64", "optim": "adamw", "seed": s,
                                     "optim.lr": 0.003 * (s + 1), "optim.weight_decay": 0.5 * s}) + extra)

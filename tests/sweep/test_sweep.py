@@ -9,7 +9,7 @@ from groklab import ConfigError, make_config
 from groklab.cli import main
 from groklab.data.sampling import EpochSampler
 from groklab.store import read_metrics
-from groklab.sweep import expand, format_table, load_sweep, plan, summarize
+from groklab.sweep import expand, format_table, load_sweep, plan, run_units, summarize
 
 BASE = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
         "eval.every": 10, "eval.log_points": 0, "checkpoint_every": 10}
@@ -39,6 +39,18 @@ def test_expansion_counts_and_names(tmp_path):
     units, _, _ = plan(runs, "stacked", members=3)  # grouped by optimizer (not by lr or seed), at most 3 each
     assert sorted(len(u) for u in units) == [1, 1, 1, 3, 3, 3]
     assert all(len({u_r.cfg.optim.name for u_r in u}) == 1 for u in units)
+
+
+def test_stacked_full_batch_runs_are_grouped_by_training_size(tmp_path):
+    """STRIP holdouts at frac 0.5 of the table: k = 1 leaves 121 - 22 = 99 rows (60 trained), k = 7 leaves 33 (all
+    trained): full-batch members of one stack need one size, so they form two populations, which both train."""
+    f = _sweep(tmp_path, {"split.k": [1, 2, 7]}, seeds=[0], base={"p": 11, "task": "add", "sampler": "full",
+               "split": "strip", "split.frac_train": 0.5, "steps": 3, "eval.every": 1, "progress": False,
+               "model.d_emb": 8, "model.d_hidden": 16})
+    runs = expand(load_sweep(f), tmp_path / "out")
+    units, _, _ = plan(runs, "stacked")
+    assert sorted(sorted(r.cfg.split.k for r in u) for u in units) == [[1, 2], [7]]
+    assert all(status == "completed" for _, status in run_units(units, "stacked"))
 
 
 def test_bad_sweep_files(tmp_path):

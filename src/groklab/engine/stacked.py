@@ -93,6 +93,7 @@ class Stacked:
         # the embedding's lr: c * lr (Adam-LR); 0 keeps a frozen embedding exactly at its init
         self.lr_E = col([0.0 if c.model.freeze_emb else c.optim.c * c.optim.lr for c in cfgs])
         self.wd = col([c.optim.weight_decay for c in cfgs])
+        self.lr0, self.lr_E0 = self.lr.clone(), self.lr_E.clone()  # before any schedule (scale_lr)
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
         # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph.
@@ -139,10 +140,18 @@ class Stacked:
                 new[k] = torch.zeros(self.size, dtype=self.theta.dtype, device=self.device)
                 for n, x in by_name.items():
                     self.block(new[k], n).copy_(x)
-            self.lr, self.lr_E, self.wd = (x.index_select(0, sel) for x in (self.lr, self.lr_E, self.wd))
+            self.lr, self.lr_E, self.wd, self.lr0, self.lr_E0 = (
+                x.index_select(0, sel) for x in (self.lr, self.lr_E, self.wd, self.lr0, self.lr_E0))
         self.theta = new.pop("theta")
         self.state = new
         self._link()
+
+    @torch.no_grad()
+    def scale_lr(self, f: torch.Tensor) -> None:
+        """Every member's lr (and the embedding's c * lr) at its schedule's factor f [M, 1]; written in place,
+        so a captured CUDA graph reads the new values on its next replay."""
+        torch.mul(self.lr0, f, out=self.lr)
+        torch.mul(self.lr_E0, f, out=self.lr_E)
 
     def member(self, i: int) -> dict:
         """Member i's parameters and optimizer state as {name: tensor} dicts in the solo shapes."""

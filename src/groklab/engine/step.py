@@ -157,6 +157,8 @@ class StackedStep:
             masks[2, i, e.split.holdout] = True
         self.rows_all, self.masks_all = rows.to(device), masks.to(device)
         self.chunk = max(1, 4 * exps[0].cfg.eval.chunk // len(exps))
+        o = exps[0].cfg.optim  # schedule, warm-up and final_frac are shared; decay_end follows each member's steps
+        self.lr_on, self.factors = o.schedule != "constant" or o.warmup > 0, None
         self.holdout_acc = [None] * len(exps)  # per member, at the last evaluation (None: no holdout)
         self._select()
 
@@ -179,6 +181,13 @@ class StackedStep:
                                max(self.exps[k].cfg.steps for k in self.active))
 
     def step(self, step: int) -> None:
+        if self.lr_on:  # each member's lr at this step, as SoloStep's; copied only when a factor changes
+            o = self.exps[0].cfg.optim
+            f = [lr_factor(step, o.schedule, o.warmup, o.decay_steps or self.exps[k].cfg.steps, o.final_frac)
+                 for k in self.active]
+            if f != self.factors:
+                self.stack.scale_lr(torch.tensor(f, dtype=self.stack.lr.dtype).view(-1, 1).to(self.X.device))
+                self.factors = f
         self.stack.train_step(self.X, self.y, self.batches.idx(step))
 
     def evaluate(self) -> np.ndarray:

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from groklab.config import Config, load_yaml, make_config
+from groklab.data import make_task, split_of
 from groklab.engine.budget import allow_large
 from groklab.engine.population import check_stackable, choose_packing, stack_key
 from groklab.engine.record import RunRecord
@@ -143,7 +144,7 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
         return [[r] for r in todo], done, busy
     groups: dict = {}
     for r in todo:
-        groups.setdefault((stack_key(r.cfg), r.start), []).append(r)
+        groups.setdefault((stack_key(r.cfg), r.start, full_batch(r.cfg)), []).append(r)
     units = []
     for group in groups.values():
         for i in range(0, len(group), members):
@@ -151,6 +152,12 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
             check_stackable([r.cfg for r in unit])
             units.append(unit)
     return units, done, busy
+
+
+def full_batch(cfg: Config) -> int | None:
+    """A full-batch run's training-set size (stacked full-batch members need equal ones: a STRIP holdout can
+    leave fewer rows than frac_train asks), else None."""
+    return len(split_of(make_task(cfg).table, cfg.split).train) if cfg.sampler == "full" else None
 
 
 def seed_keys_of(root: str | Path) -> list[str]:
