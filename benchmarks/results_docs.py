@@ -56,11 +56,14 @@ def headline(archive: str) -> str:
     speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
     builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
     gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
+    gpus = sorted({f"{m['gpu']} at {m['fp32_gflops']['gpu']:g}" for m in machines
+                   if m.get("gpu") and m.get("fp32_gflops", {}).get("gpu")})
+    gf = f"{gf} fp32 GFLOP/s" if not gpus else f"{'; '.join(gpus)} fp32 GFLOP/s (host {gf})"
     from groklab.report import headline as verdicts
 
     return (f"{verdicts(claims)}, in {len(docs)} studies{''.join(f' (and {p})' for p in part)} "
             f"({runs} runs; {index['wall_s'] / 60:.0f} min of "
-            f"training and analysis at {gf} fp32 GFLOP/s; "
+            f"training and analysis at {gf}; "
             f"torch {', '.join(builds)})")
 
 

@@ -180,6 +180,25 @@ def test_a_reproduction_archived_part_way_is_continued_from_its_archive(tmp_path
     assert [s for s in again["sessions"] if trained(s)] == ran and again["wall_s"] == index["wall_s"]
 
 
+def test_a_run_archived_part_way_counts_as_lacking_and_is_trained_again(tmp_path):
+    """A tree archived while a run was interrupted (a GPU call that ran out of time): the run's rows stay readable,
+    but a re-judge refuses to take its cut-short curve as a result and --train-missing trains it again."""
+    first = tmp_path / "s1"
+    reproduce("embedding/fig11", first, seeds=1, overrides=TINY, command="t", **QUIET)
+    cut = next((first / "fig11").rglob("summary.json"))
+    summary = json.loads(cut.read_text())
+    cut.write_text(json.dumps({**summary, "status": "interrupted", "steps": 30}))
+    name = cut.parent.relative_to(first / "fig11").as_posix()
+    arch = Path(archive(first, tmp_path / "res", command="test")["path"])
+    assert name in set(load_runs(arch)["run"].str.split("/", n=1).str[1])  # its rows are kept
+    with pytest.raises(ConfigError, match=f"lacks 1 of the .* runs .*e.g. {name}"):
+        reproduce("embedding/fig11", tmp_path / "x", source=arch, **QUIET)
+    doc = reproduce("embedding/fig11", tmp_path / "s2", source=arch, train_missing=True, **QUIET)[0]
+    assert json.loads((tmp_path / "s2" / "fig11" / name / "summary.json").read_text())["status"] in (
+        "completed", "early_stop") and not (tmp_path / "s2" / "fig11" / name / ".from-archive").exists()
+    assert "of" not in doc  # judged whole
+
+
 def test_rejudging_names_archived_runs_the_study_would_no_longer_make(arch, tmp_path):
     """A study whose run definitions changed since its archive was trained is re-judged on the archived runs, and
     says which of them today's code would make differently (claims.json 'stale'); today's archive has none."""

@@ -33,6 +33,27 @@ def matmul_gflops(n: int = 512, repeats: int = 5, threads: int | None = None) ->
     return round(2 * n**3 / sorted(times)[len(times) // 2] / 1e9, 1)
 
 
+def gpu_gflops(n: int = 4096, repeats: int = 5) -> float:
+    """fp32 (TF32 off) n x n matmul speed on the current CUDA device, median of `repeats` runs of 10 products."""
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+        for _ in range(3):
+            a @ b  # warm-up: clocks up, kernels chosen
+        times = []
+        for _ in range(repeats):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(10):
+                a @ b
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) / 10)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    return round(2 * n**3 / sorted(times)[len(times) // 2] / 1e9, 1)
+
+
 def commit() -> str | None:
     """The git commit of the groklab source in use (with '+dirty' for local changes), None outside a checkout."""
     src = Path(__file__).resolve().parents[3]
@@ -69,4 +90,8 @@ def describe(gflops: bool = True) -> dict:
            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     if gflops:
         doc["fp32_gflops"] = {"all_threads": matmul_gflops(), "one_thread": matmul_gflops(threads=1)}
+    if torch.cuda.is_available():  # a GPU's runs are timed against its own speed, not the host's
+        doc["gpu"] = torch.cuda.get_device_name()
+        if gflops:
+            doc["fp32_gflops"]["gpu"] = gpu_gflops()
     return doc

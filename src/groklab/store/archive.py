@@ -43,6 +43,7 @@ FORMAT = "groklab-archive/1"
 INDEX, RUNS, NPZ = "manifest.json", "runs.jsonl.gz", "arrays.npz"
 MODEL = "model"  # the arrays folder of final model weights
 UNPACKED = ".from-archive"  # in each run directory `unpack` lays out (never mixed with trained runs)
+UNFINISHED = ("running", "interrupted")  # run statuses of a run stopped part-way: resumable, not ended
 
 
 def is_archive(path: str | Path) -> bool:
@@ -186,10 +187,17 @@ def runs_at(path: str | Path) -> Iterator[tuple[str, dict]]:
                 yield prefix + doc["run"], doc
 
 
+def held(doc: dict) -> bool:
+    """An archived run a study can be judged on: there, and ended (a run stopped part-way -- interrupted, or
+    still running when its tree was archived -- keeps its rows for load_runs but counts as lacking, so
+    --train-missing trains it again instead of judging a curve cut short)."""
+    return not doc.get("missing") and (doc.get("summary") or {}).get("status") not in UNFINISHED
+
+
 def lacking(study: str | Path, names: list[str]) -> list[str]:
     """The names among `names` that the archived study does not hold (reads, and so checks, the whole file)."""
-    held = {d["run"] for d in archived_runs(study) if not d.get("missing")}
-    return [n for n in names if n not in held]
+    have = {d["run"] for d in archived_runs(study) if held(d)}
+    return [n for n in names if n not in have]
 
 
 def lacking_error(study: Path, missing: list[str], total: int) -> ConfigError:
@@ -210,7 +218,7 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
     name the archive lacks is a ConfigError listing how many are missing."""
     study, dest = Path(study), Path(dest)
     docs = {d["run"]: d for d in archived_runs(study)}
-    missing = [n for n in names if n not in docs or docs[n].get("missing")]
+    missing = [n for n in names if n not in docs or not held(docs[n])]
     if missing:
         raise lacking_error(study, missing, len(names))
     trained = trained_here(dest, names)
