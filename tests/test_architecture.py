@@ -98,3 +98,20 @@ def test_ruff_is_clean():
     r = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:]
+
+
+def test_every_module_has_one_row_in_the_concept_table():
+    """docs/architecture.md's "where each concept lives": one file per row, and every module of the library in
+    a row (a paper's studies and the number-line probe are one folder row each)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text[text.index("## Where each concept lives"):text.index("## The store's rules")]
+    cells = [line.split("|")[2].strip() for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    files = [c.strip("`") for c in cells[1:]]  # without the header
+    assert all(c.count("`") == 2 for c in cells[1:]), "one file per row"
+    assert len(files) == len(set(files)), "a file in two rows"
+    folders = tuple(f for f in files if f.endswith("/"))
+    modules = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    unlisted = sorted(m for m in modules if m not in files and not m.startswith(folders))
+    assert not unlisted, f"not in docs/architecture.md's concept table: {unlisted}"
+    gone = sorted(f for f in files if not (SRC / f).exists())
+    assert not gone, f"rows naming files that do not exist: {gone}"

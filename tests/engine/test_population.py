@@ -116,7 +116,7 @@ def test_sequential_packing_is_exactly_solo(tmp_path):
 
 def test_batch_block_equals_the_sampler():
     for name in ("epoch", "replacement"):
-        s = make_sampler(name, 37, 16, seed=5)
+        s = make_sampler(make_config(tiny(sampler=name, batch_size=16, seed=5)), 37)
         for start, K in ((0, 10), (3, 300), (250, 20)):
             ref = np.stack([s.batch(t).numpy() for t in range(start, start + K)])
             assert (s.block(start, K) == ref).all()

@@ -12,6 +12,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from groklab.config import Config
 from groklab.data.splits import max_flow
 
 
@@ -205,12 +206,15 @@ class EntropySampler:
         self.L = s["L"].to(self.L)
 
 
-def make_sampler(name: str, n: int, batch_size: int, seed: int, device="cpu", operands=None, p: int = 0,
-                 gamma: Optional[float] = None, beta: float = 0.9, tau: float = 0.3):
-    """`operands` [n, K] (training rows' operand values) and `p` feed the frequency-aware samplers."""
+def make_sampler(cfg: Config, n: int, operands=None, device="cpu"):
+    """The sampler `cfg.sampler` over n training rows, from the run's config (batch_size, seed, p and the
+    entropy sampler's sampler_tau / sampler_gamma / sampler_beta): as build_model and build_optimizer, the
+    builder reads its own fields. `operands` [n, K] (the training rows' operand values) feed the
+    frequency-aware samplers."""
+    name, b, seed = cfg.sampler, cfg.batch_size, cfg.seed
     if name == "balanced":
-        return BalancedSampler(operands, p, batch_size, seed, device)
+        return BalancedSampler(operands, cfg.p, b, seed, device)
     if name == "entropy":
-        return EntropySampler(operands, p, batch_size, seed, gamma, beta, device, tau)
+        return EntropySampler(operands, cfg.p, b, seed, cfg.sampler_gamma, cfg.sampler_beta, device, cfg.sampler_tau)
     cls = {"epoch": EpochSampler, "replacement": ReplacementSampler, "full": FullSampler}[name]
-    return cls(n, batch_size, seed, device)
+    return cls(n, b, seed, device)

@@ -113,9 +113,7 @@ def build(cfg: Config) -> RunSetup:
     model = build_model(cfg, task).to(device)
     optimizer = build_optimizer(cfg, model)
     n_train = len(split.train)
-    sampler = make_sampler(cfg.sampler, n_train, cfg.batch_size, cfg.seed, device,
-                           operands=table.operands[split.train].numpy(), p=cfg.p, gamma=cfg.sampler_gamma,
-                           beta=cfg.sampler_beta, tau=cfg.sampler_tau)
+    sampler = make_sampler(cfg, n_train, table.operands[split.train].numpy(), device)
     o = cfg.optim
     adapt = (AdaptiveC(model, getattr(task, "vocab", 0), o.c_every, *o.c_range, c0=o.c, per_row=o.c_freq == "row")
              if o.c_mode == "adaptive" else None)

@@ -1,4 +1,4 @@
-"""Trees of runs (load_runs into one DataFrame) and experiment directories (manifest, claims, errors)."""
+"""Trees of runs and experiment directories: output folders we may write, finding runs, manifest, claims, errors."""
 from __future__ import annotations
 
 import re
