@@ -61,10 +61,11 @@ def test_table1_end_to_end(tree):
 
 
 def test_table1_claims_on_synthetic_rows():
-    def row(split, k, us, gos, ceiling=0.9, hs=None):
+    def row(split, k, us, gos, ceiling=0.9, hs=None, cut=None):
         hs = hs if hs is not None else [max(0.0, u - 0.5) for u in us]
+        cut = cut if cut is not None else [False] * len(us)
         share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
-        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
+        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us), "cut_per_seed": cut,
                 "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
                 "ceiling_by_n": [min(1.0, ceiling * n / 5) for n in range(1, 21)],
                 "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
@@ -86,6 +87,14 @@ def test_table1_claims_on_synthetic_rows():
     flat = [row("square", k, [0.9, 0.89], [500, 500], hs=[0.1, 0.11]) for k in table1.SQUARE]
     h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]
     assert not h.holds  # U-Acc flat and H-Acc flat: no fall to find
+    # STRIP 67 stopped early by a plateau rule without a GO: absence is censored there, not seen to the horizon
+    i67 = next(i for i, r in enumerate(rows) if (r["split"], r["k97"]) == ("strip", 67))
+    cut = dict(rows[i67], cut_per_seed=[True, False])
+    gone = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [cut] + rows[i67 + 1:]))}["strip67_disappears"]
+    assert gone.holds is None and gone.reason == "censored"
+    late = dict(cut, GO_per_seed=[None, 9000])  # a GO on any seed still decides
+    gone = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [late] + rows[i67 + 1:]))}["strip67_disappears"]
+    assert gone.holds is False
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]
