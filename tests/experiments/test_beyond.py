@@ -65,8 +65,8 @@ def test_table1_claims_on_synthetic_rows():
         hs = hs if hs is not None else [max(0.0, u - 0.5) for u in us]
         cut = cut if cut is not None else [False] * len(us)
         share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
-        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us), "cut_per_seed": cut,
-                "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
+        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
+                "cut_per_seed": cut, "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
                 "ceiling_by_n": [min(1.0, ceiling * n / 5) for n in range(1, 21)],
                 "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
                 "holdout_share": share, "U_if_chance_on_holdout": None if share is None else 1 - share + share / 97}
