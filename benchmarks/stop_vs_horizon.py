@@ -19,8 +19,9 @@ from pathlib import Path
 
 
 def curve(run: Path) -> list[dict]:
-    rows = (json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip())
-    return [r for r in rows if "test/acc" in r]
+    from groklab.store import read_metrics  # the store reads run files (validated, a torn last line dropped)
+
+    return [r for r in read_metrics(run) if "test/acc" in r]
 
 
 def events(ev: list[dict]) -> dict:
@@ -34,9 +35,11 @@ def events(ev: list[dict]) -> dict:
 
 def compare(a_root: Path, b_root: Path) -> list[dict]:
     out = []
-    for m in sorted(a_root.rglob("metrics.jsonl")):
+    from groklab.store.run import METRICS  # a run with rows, config.yaml or not (a tree copied without it)
+
+    for m in sorted(a_root.rglob(METRICS)):
         name = m.parent.relative_to(a_root).as_posix()
-        if not (b_root / name / "metrics.jsonl").is_file():
+        if not (b_root / name / METRICS).is_file():
             continue
         a, b = curve(m.parent), curve(b_root / name)
         diff = next((x["step"] for x, y in zip(a, b) if x["train/loss"] != y["train/loss"]), None)

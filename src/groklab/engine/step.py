@@ -5,6 +5,7 @@ each member's state in the solo checkpoint format; it never knows how many model
 """
 from __future__ import annotations
 
+import math
 from typing import Protocol
 
 import numpy as np
@@ -158,7 +159,10 @@ class StackedStep:
         self.rows_all, self.masks_all = rows.to(device), masks.to(device)
         self.chunk = max(1, 4 * exps[0].cfg.eval.chunk // len(exps))
         o = exps[0].cfg.optim  # schedule, warm-up and final_frac are shared; decay_end follows each member's steps
-        self.lr_on, self.factors = o.schedule != "constant" or o.warmup > 0, None
+        # steps whose lr factors can change: every step of a decay, only the warm-up's of a constant schedule
+        # (its last warm-up step already sets factor 1; a run resumed after it starts at the base lr)
+        self.lr_until = math.inf if o.schedule != "constant" else o.warmup
+        self.factors = None
         self.holdout_acc = [None] * len(exps)  # per member, at the last evaluation (None: no holdout)
         self._select()
 
@@ -181,7 +185,7 @@ class StackedStep:
                                max(self.exps[k].cfg.steps for k in self.active))
 
     def step(self, step: int) -> None:
-        if self.lr_on:  # each member's lr at this step, as SoloStep's; copied only when a factor changes
+        if step < self.lr_until:  # each member's lr at this step, as SoloStep's; copied only when a factor changes
             o = self.exps[0].cfg.optim
             f = [lr_factor(step, o.schedule, o.warmup, o.decay_steps or self.exps[k].cfg.steps, o.final_frac)
                  for k in self.active]
