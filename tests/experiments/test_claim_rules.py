@@ -1,7 +1,7 @@
 """experiments/claims.py: the shared rules that turn censored event times into three-valued verdicts."""
 import pytest
 
-from groklab.experiments.claims import every, sooner, time_claim
+from groklab.experiments.claims import every, some, sooner, time_claim
 from groklab.survival import Censored
 
 N = Censored(20000)  # a run that ends at the horizon without the event
@@ -44,6 +44,20 @@ def test_every_is_kleene_and():
     assert every({"a": ok, "b": no, "c": und})[0] is False  # one failure decides
     assert every({"a": ok, "c": und})[:2] == (None, "underpowered")
     assert every({})[:2] == (None, "precondition")
+
+
+def test_some_is_kleene_or_and_tests_each_cell_at_a_bonferroni_level():
+    ok, no, und = (True, "", ""), (False, "", "x"), (None, "censored", "y")
+    assert some({"a": no, "b": ok, "c": und})[:2] == (True, "")  # one that holds decides
+    assert some({"a": no, "c": und})[:2] == (None, "censored")
+    assert some({"a": no, "b": no})[0] is False and some({})[:2] == (None, "precondition")
+    three = ([300, 400, 500], [800, 1000, 1200])  # p = 1/20: enough for one cell, not for one of two
+    assert time_claim("x", "A first somewhere.", {"c": three}, ("a", "b"), "t", quantifier="some").holds
+    two = time_claim("x", "A first somewhere.", {"c": three, "d": three}, ("a", "b"), "t", quantifier="some")
+    assert two.to_dict()["verdict"] == "inconclusive (underpowered)" and "0.05 / 2" in two.statistic
+    five = ([300, 310, 320, 330, 340], [800, 900, N, N, N])  # p = 1/252 <= 0.025
+    won = time_claim("x", "A first somewhere.", {"c": three, "d": five}, ("a", "b"), "t", quantifier="some")
+    assert won.holds and "holds in d" in won.note
 
 
 def test_a_verdict_that_changes_with_the_threshold_says_so():

@@ -5,12 +5,12 @@ import pytest
 
 from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.claims import Times
-from groklab.experiments.investigation import compare, decay, ksum, lstm, task1
+from groklab.experiments.investigation import batch, compare, decay, ksum, lstm, task1
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
 from groklab.survival import Censored
 
 TINY = ("model.d_emb=8", "model.d_hidden=16", "steps=30", "eval.every=10")
-STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "ksum", "landscape"}
+STUDIES = {"task1", "lstm", "mlp", "birnn", "optimizers", "decay", "batch", "ksum", "landscape"}
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,26 @@ def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
     assert c.holds and c.aggregate["diff"] == pytest.approx(0.02 - 0.8)
     acc.update({decay.name("matched", lr, wd): [0.1, 0.1] for lr in lrs for wd in wds})
     assert not decay.claims({"final_test": acc}, lrs, wds)[0].holds
+
+
+def test_batch_grid_and_its_claim_on_synthetic_times():
+    cells = batch.cells("quick")
+    assert "sampler=full" in cells["lr0.005-bfull"] and "batch_size=1024" in cells["lr0.005-b1024"]
+    lrs, sizes = batch.GRID["quick"]
+    never = Censored(3000.0)
+    t = {"t_test": {batch.name(lr, b): Times([1000.0 + 10 * s for s in range(5)]) for lr in lrs for b in sizes}}
+    t["t_test"][batch.name(5e-3, 1024)] = Times([never] * 5)  # one larger batch never groks at one lr
+    steps, epochs = batch.claims(t, lrs, sizes)
+    assert steps.holds and "lr 0.005, batch 1024" in steps.note and "0.05 / 6" in steps.statistic
+    # in epochs batch 1024 is censored at 3000 x 1024 / 1740 = 1765.5 epochs, batch 512 groks at ~294 epochs
+    assert epochs.holds and epochs.per_seed["lr 0.005, batch 1024 larger"][0] is None
+    t["t_test"][batch.name(5e-3, 1024)] = Times([600.0 + 10 * s for s in range(5)])  # sooner in steps ...
+    steps, epochs = batch.claims(t, lrs, sizes)
+    assert steps.holds is False and epochs.holds  # ... later in epochs: 600 x 1024 > 1000 x 512
+    t["t_test"].update({batch.name(lr, 512): Times([never] * 5) for lr in lrs})  # the reference never groks
+    steps, _ = batch.claims(t, lrs, sizes)
+    assert steps.to_dict()["verdict"] == "inconclusive (precondition)" and "Left out (lr 0.002" in steps.note
+    assert batch.in_epochs([never, 870.0, None], "full") == [never, 870.0, None]
 
 
 def test_bootstrap_statistics():

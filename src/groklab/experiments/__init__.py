@@ -35,7 +35,7 @@ from groklab.experiments.embedding import (
     init43,
     sampler,
 )
-from groklab.experiments.investigation import birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
+from groklab.experiments.investigation import batch, birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
 from groklab.experiments.runner import default_jobs, run_figure, select, specs_of
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 from groklab.store import check_out, read_manifest
@@ -45,7 +45,8 @@ PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, 
                                              init43, sampler, adaptive)},  # paper 000
           "beyond": {m.NAME: m for m in (table1, beyond_fig4, dnn, med, depth, embdim, circulant,
                                                   uniformity, resnet, threshold)},  # paper 004
-          "investigation": {m.NAME: m for m in (task1, lstm, mlp, birnn, optimizers, decay, ksum, landscape)}}  # 002
+          "investigation": {m.NAME: m for m in (task1, lstm, mlp, birnn, optimizers, decay, batch, ksum,
+                                                   landscape)}}  # 002
 
 
 def resolve(target: str) -> list:

@@ -124,6 +124,18 @@ def every(verdicts: dict[str, Verdict]) -> Verdict:
     return (True, "", "") if verdicts else (None, "precondition", "no comparison could be made")
 
 
+def some(verdicts: dict[str, Verdict]) -> Verdict:
+    """At least one comparison must hold (Kleene's OR): any that holds decides; else any undecided leaves the
+    claim undecided; it does not hold only when every comparison fails."""
+    held = [k for k, v in verdicts.items() if v[0] is True]
+    if held:
+        return True, "", "holds in " + ", ".join(held)
+    if not verdicts or any(v[0] is None for v in verdicts.values()):
+        v = every({k: v for k, v in verdicts.items() if v[0] is None})
+        return v if verdicts else (None, "precondition", "no comparison could be made")
+    return False, "", "fails in every cell"
+
+
 def at_thresholds(primary: Verdict, others: dict[str, Verdict]) -> str:
     """A note when the verdict changes with the accuracy threshold that defines the event ('' when not)."""
     differ = {k: v for k, v in others.items() if v[0] != primary[0]}
@@ -157,17 +169,24 @@ def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, s
 
 
 def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], event: str,
-               alt: Optional[dict[str, dict[str, tuple]]] = None) -> Claim:
-    """"A reaches `event` before B in every cell": cells {cell: (A times, B times)} (from event_times);
-    alt {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
+               alt: Optional[dict[str, dict[str, tuple]]] = None, quantifier: str = "every") -> Claim:
+    """"A reaches `event` before B in every cell" (quantifier "some": in at least one cell, each tested at
+    ALPHA / the number of cells, Bonferroni): cells {cell: (A times, B times)} (from event_times); alt
+    {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
     A, B = names
-    per, agg, verdicts = _compare(cells, names, sooner, shown)
+    alpha = ALPHA if quantifier == "every" else ALPHA / max(len(cells), 1)
+    test = lambda a, b: sooner(a, b, alpha=alpha)  # noqa: E731
+    combine = every if quantifier == "every" else some
+    per, agg, verdicts = _compare(cells, names, test, shown)
+    decide = ("in every cell; does not hold if P <= 1/2 in any" if quantifier == "every" else
+              f"in some cell ({len(cells)} cells, p <= {ALPHA:g} / {len(cells)}, Bonferroni); does not hold if "
+              "P <= 1/2 in every cell")
     rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
             f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), an exact one-sided "
-            f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} "
-            "in every cell; does not hold if P <= 1/2 in any; otherwise inconclusive")
-    claim = _claim(id, text, rule, per, agg, every(verdicts))
-    others = {label: every({k: sooner(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
+            f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= "
+            f"{alpha:.3g} {decide}; otherwise inconclusive")
+    claim = _claim(id, text, rule, per, agg, combine(verdicts))
+    others = {label: combine({k: test(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
     for label, v in others.items():
         claim.aggregate[f"verdict at {label}"] = _says(v)
     note = at_thresholds((claim.holds, claim.reason), others)

@@ -1,0 +1,126 @@
+"""002 §2.2 and Fig 7: AdamW (weight decay 1) over a learning-rate x batch-size grid.
+
+002 sets the batch to 512 because "larger batch sizes hindered the model's ability to grok under certain
+parameter configurations", and Fig 7 is its AdamW grid over lr and batch size. Test: per lr, the steps to test
+accuracy 0.99 of each batch larger than 512 against batch 512 (right-censored where a run never gets there);
+the claim holds if at some lr a larger batch reaches it later beyond seed noise.
+
+Differences from the paper and its released code:
+- Model: the p = 59 MLP of 002's code (profile.py CODE_MLP: alpha 0.5, 1,740 training rows), the model of §3
+  where Fig 7 stands (Figs 8-9 name it); §2.2's sentence is written about its p = 97 MLP, for which 002 shows no
+  batch grid. Ours tests the sentence on Fig 7's grid.
+- Grid: Fig 7's values are not stated and its data are not released (the caption also says "batch size fixed as
+  256"). Paper profile: lr {1e-4, 5e-4, 1e-3, 5e-3} (t3_MLP.py's lrs, as decay.py) x batch {128, 256, 512, 1024,
+  full}; quick: lr {2e-3, 5e-3, 1e-2} x batch {128, 512, 1024, full} (CPU budget; 5e-3 is the quick MLP's lr).
+  A batch at least the training set is the full batch (profile.batch), 002's DataLoader's one batch.
+- Axis: 002 trains a fixed number of epochs (1e4), so a larger batch gets fewer updates and "hindered" would
+  follow from the budget alone. Ours trains every cell the same number of steps and judges in steps (each
+  update); the same comparison in epochs (steps x batch / 1,740) is a measurement beside it.
+- "Certain parameter configurations" as "at some lr"; with k lrs compared, each at the one-sided level 0.05 / k
+  (Bonferroni). A lr whose batch-512 runs never reach 0.99 cannot show a hindrance and is left out (named in
+  the note): the claim's precondition, checked per lr (no lr left: inconclusive, precondition).
+- Horizon: 1e4 epochs of 7 batches = 70,000 steps (t3_MLP.py), ours 70,000 steps for every cell (paper, eval
+  every 500); quick 3,000 (eval every 50).
+- Seeds: 002 one run per cell (seed 42); ours 5 (quick) / 3 (paper), split seed = init seed.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from groklab.experiments.claims import Times, shown, time_claim
+from groklab.experiments.investigation.compare import median_time, table
+from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.plots.style import STYLE, plt, save
+from groklab.survival import Censored
+
+NAME = "batch"
+TITLE = "AdamW (wd 1): learning rate x batch size on the p = 59 MLP"
+PAPER = ("The batch size was set to 512; larger batch sizes hindered the model's ability to grok under certain "
+         "parameter configurations.")
+GRID = {"quick": ((2e-3, 5e-3, 1e-2), (128, 512, 1024, "full")),
+        "paper": ((1e-4, 5e-4, 1e-3, 5e-3), (128, 256, 512, 1024, "full"))}
+REF = 512  # 002's batch
+N_TRAIN = math.floor(0.5 * 59 * 59)  # CODE_MLP's table at alpha 0.5: 1,740 rows
+
+
+def name(lr: float, b) -> str:
+    return f"lr{lr:g}-b{b}"
+
+
+def rows(b) -> int:
+    return N_TRAIN if b == "full" else min(int(b), N_TRAIN)
+
+
+def cells(profile: str) -> dict[str, list[str]]:
+    assert "p=59" in CODE_MLP and "split.frac_train=0.5" in CODE_MLP  # N_TRAIN's table
+    lrs, sizes = GRID[profile]
+    return {name(lr, b): [f"optim.lr={lr}"] + batch(N_TRAIN if b == "full" else b, N_TRAIN)
+            for lr in lrs for b in sizes}
+
+
+def runs(profile: str, seeds: int) -> list[RunSpec]:
+    return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 3000, 50, 70_000), seeds)
+
+
+def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
+    t = table(df)
+    figs = heat_map(t, *GRID[profile], out / "batch") if not df.empty else []
+    return figs, claims(t, *GRID[profile])
+
+
+def in_epochs(times: list, b) -> Times:
+    """Steps -> epochs (steps x batch / training rows); a censored time stays censored at its bound."""
+    f = rows(b) / N_TRAIN
+    return Times([None if x is None else (Censored(float(x) * f) if isinstance(x, Censored) else float(x) * f)
+                  for x in times])
+
+
+def claims(t: dict, lrs, sizes) -> list[Claim]:
+    larger = [b for b in sizes if b != REF and rows(b) > REF]
+    times = t["t_test"]
+    reached = [lr for lr in lrs if any(x is not None and not isinstance(x, Censored)
+                                       for x in times.get(name(lr, REF), []))]
+    left = [f"lr {lr:g}" for lr in lrs if lr not in reached]
+    out = []
+    for axis, conv in (("steps", lambda v, b: Times(v)), ("epochs", in_epochs)):
+        pairs = {(lr, b): (conv(times.get(name(lr, REF), []), REF), conv(times.get(name(lr, b), []), b))
+                 for lr in lrs for b in larger}
+        label = lambda lr, b: f"lr {lr:g}, batch {b}"  # noqa: E731
+        c = time_claim("larger_batch_hinders" + ("" if axis == "steps" else "_epochs"),
+                       "A batch larger than 512 groks later at some learning rate" + ("." if axis == "steps" else
+                                                                                       ", counted in epochs."),
+                       {label(*k): v for k, v in pairs.items() if k[0] in reached}, ("b512", "larger"),
+                       f"{axis} to test acc 0.99", quantifier="some")
+        for (lr, b), (ref, big) in pairs.items():  # the left-out lrs' runs are shown too
+            if lr not in reached:
+                c.per_seed.update({f"{label(lr, b)} b512": shown(ref), f"{label(lr, b)} larger": shown(big)})
+        if left:
+            c.note = " ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): batch 512 never reached 0.99 "
+                                                    "there, so no hindrance can be seen."]))
+        out.append(c)
+    return out
+
+
+def heat_map(t: dict, lrs, sizes, path: Path) -> list[Path]:
+    """Kaplan-Meier median steps to test acc 0.99 (blank: not reached by half the seeds) and mean final test
+    accuracy, per (lr, batch)."""
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), squeeze=False)
+        for ax, (col, label) in zip(axes[0], (("t_test", "median steps to test acc 0.99"),
+                                              ("final_test", "final test acc (mean)"))):
+            get = (lambda v: median_time(v) if v else None) if col == "t_test" else (lambda v: np.mean(v) if v else None)
+            m = np.array([[get(t[col].get(name(lr, b), [])) for lr in lrs] for b in sizes], dtype=float)
+            im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis")
+            ax.set_xticks(range(len(lrs)), [f"{x:g}" for x in lrs])
+            ax.set_yticks(range(len(sizes)), [str(b) for b in sizes])
+            ax.set_xlabel("lr")
+            ax.set_ylabel("batch")
+            ax.set_title(label)
+            ax.grid(False)
+            fig.colorbar(im, ax=ax)
+        return save(fig, path)
+
