@@ -112,7 +112,7 @@ def heat_map(t: dict, lrs, sizes, path: Path) -> list[Path]:
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), squeeze=False)
         for ax, (col, label) in zip(axes[0], (("t_test", "median steps to test acc 0.99"),
                                               ("final_test", "final test acc (mean)"))):
-            get = (lambda v: median_time(v) if v else None) if col == "t_test" else (lambda v: np.mean(v) if v else None)
+            get = median_time if col == "t_test" else (lambda v: np.mean(v) if v else None)
             m = np.array([[get(t[col].get(name(lr, b), [])) for lr in lrs] for b in sizes], dtype=float)
             im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis")
             ax.set_xticks(range(len(lrs)), [f"{x:g}" for x in lrs])
