@@ -1,7 +1,7 @@
 """experiments/claims.py: the shared rules that turn censored event times into three-valued verdicts."""
 import pytest
 
-from groklab.experiments.claims import every, some, sooner, time_claim
+from groklab.experiments.claims import every, no_later_claim, some, sooner, time_claim
 from groklab.survival import Censored
 
 N = Censored(20000)  # a run that ends at the horizon without the event
@@ -71,3 +71,16 @@ def test_a_verdict_that_changes_with_the_threshold_says_so():
     assert d["per_seed"]["add a"] == [700, None, 700]
     same = time_claim("y", "A is faster.", at95, ("a", "b"), "t", {"test acc 0.95": at95}).to_dict()
     assert same["verdict"] == "holds" and "depends" not in same["note"]
+
+
+def test_no_later_is_non_inferiority_on_the_time_ratio():
+    fixed = [1000.0, 1100.0, 1200.0, 1050.0, 1150.0]
+    same = no_later_claim("x", "A no later.", {"c": (fixed, fixed)}, ("a", "b"), "t", 0.25)
+    assert same.holds and same.per_seed["c b"] == [1000, 1100, 1200, 1050, 1150]  # shown as measured
+    assert same.aggregate["c"]["median b x 1.25"][0] == 1375.0 and "stretched by 1.25" in same.statistic
+    ten = no_later_claim("x", "A no later.", {"c": ([x * 1.1 for x in fixed], fixed)}, ("a", "b"), "t", 0.25)
+    assert ten.holds  # 10% later lies inside a 25% margin
+    forty = no_later_claim("x", "A no later.", {"c": ([x * 1.4 for x in fixed], fixed)}, ("a", "b"), "t", 0.25)
+    assert forty.holds is False
+    never = no_later_claim("x", "A no later.", {"c": ([N] * 5, fixed)}, ("a", "b"), "t", 0.25)
+    assert never.holds is False  # censored at 20,000, after every stretched fixed time: later, decided

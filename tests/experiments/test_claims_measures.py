@@ -169,7 +169,7 @@ def test_adaptive_c_claims_on_given_times_and_frequencies():
         for split in adaptive.SPLITS:
             rare = (B, split) == adaptive.RARE
             times[B, split, "fixed10"] = [1000.0, 1100.0, 1200.0]
-            times[B, split, "mean"] = [1050.0, 1150.0, 1250.0]  # 5% later: within the 25% margin
+            times[B, split, "mean"] = [1000.0, 1100.0, 1200.0]  # the same: before fixed's times x 1.25
             times[B, split, "row"] = [700.0, 800.0, 900.0] if rare else [1000.0, 1100.0, 1200.0]
             f_E[B, split, "mean"] = [0.8, 0.82, 0.81] if rare else [0.999, 0.998, 0.999]
     c = {x.id: x for x in adaptive.claims(times, f_E)}
@@ -183,6 +183,11 @@ def test_adaptive_c_claims_on_given_times_and_frequencies():
     assert not any(x.holds for x in adaptive.claims({}, {}))
     from groklab.survival import Censored
 
-    times[512, "random", "mean"] = [1050.0, 1150.0, Censored(3000)]  # one run never grokked: no mean to compare
-    c = {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"]
-    assert c.reason == "censored" and c.per_seed["b512/random/mean"] == [1050, 1150, None]
+    times[512, "random", "mean"] = [1000.0, 1100.0, Censored(3000)]  # one run never grokked: later than every
+    c = {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"]  # fixed10 run
+    assert c.reason == "underpowered" and c.per_seed["b512/random mean"] == [1000, 1100, None]
+    assert c.per_seed["b512/random fixed10"] == [1000, 1100, 1200]  # as measured, not stretched
+    times[512, "random", "mean"] = [1300.0, 1450.0, 1600.0]  # 30% later: outside the margin on every seed
+    times[512, "random", "fixed10"] = [1000.0, 1100.0, 1200.0, 1050.0, 1150.0]
+    times[512, "random", "mean"] += [1350.0, 1500.0]
+    assert {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"].holds is False

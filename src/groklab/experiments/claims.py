@@ -195,6 +195,27 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     return claim
 
 
+def stretched(times: Sequence, factor: float) -> list:
+    """Each time x `factor`; a censored time stays censored (at its stretched bound), None stays None."""
+    return [None if x is None else (Censored(float(x) * factor) if isinstance(x, Censored) else float(x) * factor)
+            for x in times]
+
+
+def no_later_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], event: str,
+                   margin: float) -> Claim:
+    """"A reaches `event` no later than (1 + margin) x B's time in every cell": non-inferiority on the time
+    ratio, judged as `time_claim` with B's times stretched by 1 + margin (censored ones stay censored); holds
+    when A comes first beyond noise even so, does not hold when A is not first against the stretched times."""
+    A, B = names
+    claim = time_claim(id, text, {k: (a, stretched(b, 1 + margin)) for k, (a, b) in cells.items()}, names,
+                       f"{event}; {B}'s times stretched by {1 + margin:g} (non-inferiority margin {margin:.0%})")
+    claim.per_seed.update({f"{k} {B}": shown(b) for k, (_, b) in cells.items()})  # the times as measured
+    for agg in claim.aggregate.values():
+        if isinstance(agg, dict) and f"median {B}" in agg:
+            agg[f"median {B} x {1 + margin:g}"] = agg.pop(f"median {B}")
+    return claim
+
+
 def _claim(id: str, text: str, rule: str, per: dict, agg: dict, v: Verdict) -> Claim:
     """A Claim carrying verdict `v` (and its reason and why)."""
     holds, reason, why = v

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.claims import Times, shown, time_claim
+from groklab.experiments.claims import Times, shown, stretched, time_claim
 from groklab.experiments.investigation.compare import median_time, table
 from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
@@ -74,9 +74,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
 
 def in_epochs(times: list, b) -> Times:
     """Steps -> epochs (steps x batch / training rows); a censored time stays censored at its bound."""
-    f = rows(b) / N_TRAIN
-    return Times([None if x is None else (Censored(float(x) * f) if isinstance(x, Censored) else float(x) * f)
-                  for x in times])
+    return Times(stretched(times, rows(b) / N_TRAIN))
 
 
 def claims(t: dict, lrs, sizes) -> list[Claim]:
