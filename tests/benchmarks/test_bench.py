@@ -52,3 +52,23 @@ def test_stop_vs_horizon_compares_a_stopped_run_with_its_longer_twin(tmp_path, m
     r = json.loads(out.read_text())["rows"][0]
     assert (r["stop"], r["on_to"], r["first_difference"], r["go_stop"], r["go_on"]) == (400, 800, 300, None, 600)
     assert r["u_stop"] == 0.05 and r["u_on"] == 0.3 and "+25.0 pt" in capsys.readouterr().out
+
+
+def test_same_runs_finds_the_run_whose_outcome_moved(tmp_path, monkeypatch, capsys):
+    """Two trees of the same tiny runs: identical where nothing changed; a changed lr moves one run's curve."""
+    from conftest import tiny
+    from groklab import make_config, train
+
+    for tree, lr in (("a", 0.01), ("b", 0.01), ("c", 0.02)):
+        for seed in (0, 1):
+            lr_here = lr if seed == 1 else 0.01  # only seed 1 differs in tree c
+            train(make_config(tiny(seed=seed, **{"optim.lr": lr_here})), out=tmp_path / tree / f"s{seed}")
+    script = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "same_runs.py"))
+    same = script["compare"](script["runs"](tmp_path / "a"), script["runs"](tmp_path / "b"))
+    assert [r["max_abs_diff"] for r in same] == [0.0, 0.0] and all(r["first_difference"] is None for r in same)
+    moved = {r["run"]: r for r in script["compare"](script["runs"](tmp_path / "a"), script["runs"](tmp_path / "c"))}
+    assert moved["s0"]["max_abs_diff"] == 0.0 and moved["s1"]["max_abs_diff"] > 0
+    out = tmp_path / "j.json"
+    monkeypatch.setattr(sys, "argv", ["same_runs.py", str(tmp_path / "a"), str(tmp_path / "c"), "--json", str(out)])
+    assert script["main"]() == 0
+    assert json.loads(out.read_text())["summary"]["identical"] == 1 and "1 bit-identical" in capsys.readouterr().out
