@@ -62,12 +62,13 @@ def main() -> int:
     moved = [r for r in rows if r["t_test"][0] != r["t_test"][1]]
     for r in rows:
         if r not in same:
-            print(f"{r['run']}: max |diff| {r['max_abs_diff']:.3g} from step {r['first_difference']}, rows {r['rows']}, "
-                  f"t_test {r['t_test'][0]} vs {r['t_test'][1]}")
+            print(f"{r['run']}: max |diff| {r['max_abs_diff']:.3g} from step {r['first_difference']}, "
+                  f"rows {r['rows']}, t_test {r['t_test'][0]} vs {r['t_test'][1]}")
     summary = {"runs": len(rows), "identical": len(same), "eval_rows": sum(r["rows"][0] for r in rows),
                "outcome_differs": [r["run"] for r in moved]}
-    print(f"{summary['runs']} runs in both: {summary['identical']} bit-identical over {summary['eval_rows']} evaluation "
-          f"rows; t_test differs in {len(moved)}" + (f": {', '.join(summary['outcome_differs'])}" if moved else ""))
+    moved_names = summary["outcome_differs"]
+    print(f"{summary['runs']} runs in both: {summary['identical']} bit-identical over {summary['eval_rows']} "
+          f"evaluation rows; t_test differs in {len(moved)}" + (f": {', '.join(moved_names)}" if moved else ""))
     if args.json:
         Path(args.json).write_text(json.dumps({"a": str(args.a), "b": str(args.b), "summary": summary, "rows": rows},
                                               indent=1) + "\n")
