@@ -31,7 +31,8 @@ PAPER_SIZES = ["optim.lr=0.01", "batch_size=512", "steps=20000", "stop.early=fal
 def grid(profile: str) -> tuple[float, ...]:
     return C_QUICK if profile == "quick" else C_PAPER
 ASSUMPTIONS = [
-    lr("0.01", "Fig. 5 gives no learning rate for eta_W; 0.01 is Fig. 6's"), batch("512", "not stated; Fig. 6's"),
+    lr("0.01", "Fig. 5 gives no learning rate for eta_W; 0.01 is Fig. 6's", other="0.001", profiles=("paper",)),
+    batch("512", "not stated; Fig. 6's"),
     WD_MODE, Assumption("c", "optim.c", "0.1-100 (7 values)", "the caption names no grid; log-spaced around c = 10"),
 ]
 
