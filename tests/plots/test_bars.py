@@ -16,3 +16,6 @@ def test_panel_bars_draw_each_cells_mean_and_seeds(tmp_path, monkeypatch):
     assert list(one.get_lines()[0].get_ydata()) == [1.0, 0.9] and list(one.get_lines()[1].get_ydata()) == [0.5]
     assert sizes.get_ylim() == (0.8, 1.0) and one.get_ylim() == (0.0, 1.0) and sizes.get_title() == "sizes"
     assert pb.panel_bars({"x": [None]}, tmp_path / "n", {"p": ["x"]}, "t", "y") == []
+    got.clear()
+    pb.panel_bars({"c": [0.62, 0.95]}, tmp_path / "w", {"sizes": ["c"]}, "t", "y", ylims={"sizes": (0.8, 1.0)})
+    assert got["fig"].axes[0].get_ylim() == pytest.approx((0.6, 1.0))  # widened: no seed hidden below the axis

@@ -13,7 +13,8 @@ def panel_bars(values: dict[str, list], path: Path, panels: dict[str, list], tit
                ylims: Optional[dict[str, tuple]] = None, labels: Optional[dict] = None, ncols: int = 4) -> list[Path]:
     """One panel per sweep ({panel title: cells in order}): a bar at each cell's mean over seeds and a dot per
     seed (None: a run without the value, left out); `ylims` {panel: (lo, hi)} (default 0-1), `labels` {panel:
-    {cell: tick text}}. Cells without values are skipped, panels without cells too."""
+    {cell: tick text}}; a value below its panel's limit widens it. Cells without values are skipped, panels
+    without cells too."""
     ylims, labels = ylims or {}, labels or {}
     has = lambda c: any(v is not None for v in values.get(c, []))  # noqa: E731
     shown = {name: [c for c in cells if has(c)] for name, cells in panels.items()}
@@ -31,7 +32,9 @@ def panel_bars(values: dict[str, list], path: Path, panels: dict[str, list], tit
                 ax.plot([i] * len(seeds), seeds, "k.", ms=3)
             ax.set_xticks(range(len(cells)), [labels.get(name, {}).get(c, c) for c in cells], rotation=30,
                           fontsize=6)
-            ax.set_ylim(*ylims.get(name, (0.0, 1.0)))
+            lo, hi = ylims.get(name, (0.0, 1.0))
+            low = min(float(v) for c in cells for v in values[c] if v is not None)
+            ax.set_ylim(min(lo, round(low - 0.05, 1)), hi)  # a narrow axis widens rather than hide a seed
             ax.set_title(name)
         for ax in axes.flat[len(shown):]:
             ax.set_visible(False)
