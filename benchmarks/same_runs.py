@@ -6,7 +6,8 @@
 A and B are study folders: an archived study (`runs.jsonl.gz`) or a run tree (`<run>/metrics.jsonl`). For every
 run finished in both: the evaluation rows compared, the largest absolute difference of train/test accuracy and
 loss over them, the first step where they differ, and each side's t_train / t_test. A run whose outcome
-differs (t_test reached on one side only, or at another step) is listed by name. Used for issue 29's build
+differs (t_test reached on one side only, or at another step) is listed by name, and where both folders hold a
+claims.json every claim's verdict is set side by side. Used for issue 29's build
 check (2026-11-26: fig5 and fig6 at the paper profile, torch 2.14.1+cu130 against 2.13.0+cpu).
 """
 from __future__ import annotations
@@ -48,6 +49,19 @@ def compare(a: dict, b: dict) -> list[dict]:
     return out
 
 
+def verdicts(a: Path, b: Path) -> list[dict]:
+    """Each claim of the two studies' claims.json side by side ({"id", "a", "b"}; None where a side lacks it)."""
+    def read(study: Path) -> dict:
+        from groklab.store.files import read_json
+
+        f = study / "claims.json"
+        return {c["id"]: c["verdict"] for c in read_json(f)["claims"]} if f.is_file() else {}
+    va, vb = read(a), read(b)
+    if not (va and vb):  # a side not judged yet (a partial tree): nothing to set side by side
+        return []
+    return [{"id": k, "a": va.get(k), "b": vb.get(k)} for k in sorted(va.keys() | vb.keys())]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a", type=Path, help="study folder (archived or a run tree)")
@@ -69,9 +83,15 @@ def main() -> int:
     moved_names = summary["outcome_differs"]
     print(f"{summary['runs']} runs in both: {summary['identical']} bit-identical over {summary['eval_rows']} "
           f"evaluation rows; t_test differs in {len(moved)}" + (f": {', '.join(moved_names)}" if moved else ""))
+    claims = verdicts(args.a, args.b)
+    differ = [c for c in claims if c["a"] != c["b"]]
+    if claims:
+        print(f"{len(claims)} claims judged: {len(claims) - len(differ)} with the same verdict"
+              + "".join(f"; {c['id']}: {c['a']} vs {c['b']}" for c in differ))
+    summary["verdicts_differ"] = [c["id"] for c in differ]
     if args.json:
-        Path(args.json).write_text(json.dumps({"a": str(args.a), "b": str(args.b), "summary": summary, "rows": rows},
-                                              indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({"a": str(args.a), "b": str(args.b), "summary": summary, "rows": rows,
+                                               "verdicts": claims}, indent=1) + "\n")
     return 0
 
 

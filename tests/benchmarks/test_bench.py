@@ -72,3 +72,10 @@ def test_same_runs_finds_the_run_whose_outcome_moved(tmp_path, monkeypatch, caps
     monkeypatch.setattr(sys, "argv", ["same_runs.py", str(tmp_path / "a"), str(tmp_path / "c"), "--json", str(out)])
     assert script["main"]() == 0
     assert json.loads(out.read_text())["summary"]["identical"] == 1 and "1 bit-identical" in capsys.readouterr().out
+    for tree, verdict in (("a", "holds"), ("c", "does not hold")):  # judged trees: verdicts side by side
+        (tmp_path / tree / "claims.json").write_text(json.dumps({"claims": [{"id": "x", "verdict": verdict},
+                                                                            {"id": "y", "verdict": "holds"}]}))
+    assert script["main"]() == 0
+    doc = json.loads(out.read_text())
+    assert doc["summary"]["verdicts_differ"] == ["x"] and "x: holds vs does not hold" in capsys.readouterr().out
+    assert script["verdicts"](tmp_path / "a", tmp_path / "b") == []  # b not judged: nothing compared
