@@ -149,8 +149,12 @@ def test_bootstrap_statistics():
 def test_lag_is_a_censored_ratio_of_onset_to_fit():
     lags = compare.lag({"onset": {"a": [50.0, 300.0]}, "t_train": {"a": [100.0, 100.0]}}, ["a"])
     assert lags == {"a": [-0.5, 2.0]}
-    lags = compare.lag({"onset": {"a": [Censored(900.0), 50.0]}, "t_train": {"a": [100.0, Censored(900.0)]}}, ["a"])
-    assert lags["a"][0] == 8.0 and isinstance(lags["a"][0], Censored) and lags["a"][1] is None  # never fit: none
+    lags = compare.lag({"onset": {"a": [Censored(900.0), 50.0, Censored(900.0)]},
+                        "t_train": {"a": [100.0, Censored(900.0), Censored(900.0)]}}, ["a"])
+    assert lags["a"][0] == 8.0 and isinstance(lags["a"][0], Censored)  # the onset never came: a lower bound
+    # never fit by step 900 but rising from 50: the lag is below 50 / 900 - 1 (an upper bound, conservative for < 0)
+    assert lags["a"][1] == pytest.approx(50 / 900 - 1) and not isinstance(lags["a"][1], Censored)
+    assert lags["a"][2] is None  # neither came: nothing bounds it
 
 
 def test_lstm_and_ksum_claims_on_synthetic_tables():

@@ -89,7 +89,8 @@ def claims(t: dict) -> list[Claim]:
     return [
         below("no_grokking_gap", "The BiRNN learns without a grokking gap.",
               "lag = (onset - t_train) / t_train (onset: normalised test acc >= 0.1; < 0: test accuracy rises "
-              "before the training set is fit)", lag(t, alphas), alphas, 0.0),
+              "before the training set is fit; a run never fit to 0.99: its upper bound onset / last step - 1)",
+              lag(t, alphas), alphas, 0.0),
         within("weight_decay_changes_little", "AdamW with weight decay 1 makes no real difference.",
                "final test accuracy", t["final_test"], "adamw", "a0.3", 0.05, floor=0.9),
         contrast("small_lr_smooths", "A smaller learning rate smooths the curve.",

@@ -58,7 +58,13 @@ def median_time(values: list) -> float | None:
 
 def lag(t: dict, cells: list[str]) -> dict[str, list]:
     """(onset - t_train) / t_train per seed: < 0 when test accuracy starts rising before the training set is fit
-    (no grokking gap), >> 0 when it waits; `Censored` (a lower bound) where the onset never came."""
-    return {c: [bounded_ratio(o, f, offset=float(f)) if f is not None else None
-                for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))]
-            for c in cells}
+    (no grokking gap), >> 0 when it waits; `Censored` (a lower bound) where the onset never came. Where the fit
+    never came (t_train censored at the run's last step L) but the onset did, the lag is onset / t_train - 1 <
+    onset / L - 1: that upper bound, a plain number -- conservative for "lag < 0" (the true lag lies lower)."""
+    def one(o, f):
+        if f is None:
+            return None
+        if isinstance(f, Censored):  # never fit within the run
+            return None if o is None or isinstance(o, Censored) else float(o) / max(float(f), 1.0) - 1.0
+        return bounded_ratio(o, f, offset=float(f))
+    return {c: [one(o, f) for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))] for c in cells}

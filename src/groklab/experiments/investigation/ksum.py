@@ -110,7 +110,8 @@ def claims(t: dict, cells: dict[str, list[str]]) -> list[Claim]:
                           gap, c(k3_big), c(k3), 0.5 * k_effect))
     cells = list(BIRNN)
     out.append(below("birnn_no_grokking_K3", "The BiRNN learns K = 3 without grokking.",
-                     "lag = (onset - t_train) / t_train (< 0: test accuracy rises before the fit)", lag(t, cells),
+                     "lag = (onset - t_train) / t_train (< 0: test accuracy rises before the fit; a run never fit: "
+                     "its upper bound onset / last step - 1)", lag(t, cells),
                      cells, 0.0))
     out.append(within("birnn_no_weight_decay_needed", "The BiRNN does not rely on weight decay to generalize.",
                       "final test accuracy", t["final_test"], "birnn-K3-wd0", "birnn-K3-wd1", 0.05, floor=0.9))
