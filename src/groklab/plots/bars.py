@@ -1,4 +1,4 @@
-"""Bar panels: one value per run (best test accuracy, ...) per cell, as paper 002's Fig 9 draws its sweeps."""
+"""Bar panels: one value per run (best test accuracy, ...) per cell, a bar at the seeds' mean and a dot per seed."""
 from __future__ import annotations
 
 from pathlib import Path
