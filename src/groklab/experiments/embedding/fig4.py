@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Optional
 
 from groklab.experiments.assumptions import Assumption
-from groklab.experiments.claims import event_times, horizon_of, level_claim, shown, time_claim
+from groklab.experiments.claims import event_times, horizon_of, level_claim, no_later_claim, shown, time_claim
 from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import run_table, select
@@ -19,6 +20,7 @@ PAPER = ("Uniform sampling generalizes faster than random sampling, but the gap 
 TASKS = ("add", "mul")
 SPLITS = ("random", "uniform", "skewed")
 BATCHES = (64, 128, 512)
+MARGIN = 0.25  # "nearly as effective": random's t_test at most 25% later than uniform's (our reading)
 
 # quick uses lr 0.01: at lr 1e-3, p = 47, batch 64, add had not generalized after 5000 steps
 QUICK = ["optim.lr=0.01", "steps=4000"]
@@ -56,24 +58,23 @@ def claims(t, t95=None) -> list[Claim]:
     c1 = time_claim("uniform_faster_small_batch",
                     f"Uniform sampling generalizes faster than random sampling at batch {small}.",
                     pair(t, small), ("uniform", "random"), event.format(0.99), alt)
-    # 2. the gap diminishes at the largest batch: |log| of the ratio of Kaplan-Meier medians shrinks
-    gap = {}
-    for task in TASKS:
-        for B in (small, large):
-            u, r = (km_median(_t(t, task, B, sp), horizon_of(*_both(t, task, B)))["median"]
-                    for sp in ("uniform", "random"))
-            gap[task, B] = abs(math.log(r / u)) if u and r else None
-    shrink = {f"{task} |log(median random / median uniform)| b{small} -> b{large}": [gap[task, small],
-                                                                                      gap[task, large]]
-              for task in TASKS}
-    known = all(v is not None for v in gap.values())
-    c2 = Claim("gap_shrinks_large_batch", f"The random-uniform gap diminishes at batch {large}.",
-               f"per dataset |log(median t_test random / median t_test uniform)| (Kaplan-Meier medians of the "
-               f"censored times at test acc 0.99) at batch {large} vs batch {small}; holds if smaller at {large} on "
-               "every dataset (point estimates: 3 seeds give no useful interval for a difference of effects)", {},
-               shrink, known and all(gap[task, large] < gap[task, small] for task in TASKS))
-    if not known:
-        c2.inconclusive("censored", "a median lies beyond the horizon (or an arm has no runs)")
+    # 2. "its benefits diminish at larger batch sizes (e.g., beyond 512), where random sampling becomes nearly
+    # as effective": random reaches 0.99 no later than (1 + MARGIN) x uniform at the largest batch; it presumes
+    # the benefit at the smallest batch (claim 1), without which there is nothing to diminish
+    c2 = no_later_claim("gap_shrinks_large_batch", f"The random-uniform gap diminishes at batch {large}: random "
+                        "sampling becomes nearly as effective.",
+                        {task: _both(t, task, large)[::-1] for task in TASKS}, ("random", "uniform"),
+                        event.format(0.99), MARGIN)
+    for task in TASKS:  # the point estimates the claim judged until 2026-11-26, shown beside
+        gap = [_log_gap(t, task, B) for B in (small, large)]
+        c2.aggregate[f"{task} |log(median random / median uniform)| b{small} -> b{large}"] = gap
+    if c1.holds is not True:
+        alone = {True: "holds", False: "does not hold"}.get(c2.holds, f"is inconclusive ({c2.reason})")
+        why = (f"uniform is not shown faster at batch {small} (uniform_faster_small_batch "
+               f"{'does not hold' if c1.holds is False else 'is inconclusive'}): no benefit to diminish; at batch "
+               f"{large} alone the rule {alone}" + (f" ({c2.note})" if c2.note else ""))
+        c2.note = ""
+        c2.inconclusive("precondition", why)
     # 3. skewed fits the training set, yet ends below random in test accuracy, at every batch and dataset
     cells = {f"{task}/b{B}": (_levels(t, task, B, "skewed"), _levels(t, task, B, "random"))
              for task in TASKS for B in BATCHES}
@@ -87,6 +88,12 @@ def claims(t, t95=None) -> list[Claim]:
         c3.note = "a skewed run never reaches train acc 0.99"
     c3.statistic = "every skewed seed reaches train acc >= 0.99 (t_train), and " + c3.statistic
     return [c1, c2, c3]
+
+
+def _log_gap(t, task, B) -> Optional[float]:
+    """|log(Kaplan-Meier median t_test random / uniform)| at batch B; None where a median lies beyond the horizon."""
+    u, r = (km_median(_t(t, task, B, sp), horizon_of(*_both(t, task, B)))["median"] for sp in ("uniform", "random"))
+    return abs(math.log(r / u)) if u and r else None
 
 
 def _both(t, task, B) -> list:

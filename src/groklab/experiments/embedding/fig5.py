@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
-from groklab.experiments.claims import event_times, level_claim, time_claim
+from groklab.experiments.claims import event_times, level_claim, no_later_claim, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
+from groklab.experiments.levels import all_of, every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored, per_seed, run_table
 from groklab.plots.curves import acc_grid
@@ -115,18 +116,9 @@ def _summary_plot(t, path: Path) -> list[Path]:
 
 
 def claims(t) -> list[Claim]:
-    per, agg, slow, large, agg_large, ok_bal = {}, {}, {}, {}, {}, []
+    slow, large, agg_large = {}, {}, {}
     for task in TASKS:
         data = _by_c(t, task)
-        for c, v in data.items():
-            for key in ("t_test", "min_after", "collapses"):
-                per[f"{task}/c={c:g} {key}"] = v[key]
-        med = {c: median_censored(v["t_test"]) for c, v in data.items()}
-        stable = [c for c, v in data.items() if v["stable"] and all(v["stable"])]
-        best = min((med[c] for c in stable), default=math.inf)
-        agg[f"{task} median t_test by c"] = {f"{c:g}": med[c] for c in med}
-        agg[f"{task} collapses by c"] = {f"{c:g}": sum(v["collapses"]) for c, v in data.items()}
-        ok_bal.append(10.0 in stable and math.isfinite(best) and med[10.0] <= NEAR * best)
         lo, hi = (min(data), max(data)) if data else (None, None)
         if lo is not None and lo < 10:
             slow[f"{task} c={lo:g}"] = (event_times(t, task__name=task, optim__c=10.0),
@@ -138,14 +130,46 @@ def claims(t) -> list[Claim]:
             f"from then on) and collapses (falls below {LOW} after it, each counted until back at {HIGH}); a run is "
             "stable if it groks, never collapses and does not diverge")
     return [
-        Claim("c10_balances", "c = 10 balances convergence speed and stability on every task.",
-              f"{rule}; holds if on every task all c=10 seeds are stable and c=10's median t_test is within "
-              f"{NEAR}x of the fastest c whose seeds are all stable", per, agg, all(ok_bal) and bool(ok_bal)),
+        _balances(t, rule),
         time_claim("small_c_slow", "Small c under-updates the embedding: the smallest c groks later than c = 10.",
                    slow if len(slow) == len(TASKS) else {}, ("c=10", "smallest c"),
                    f"t_test = first eval step with test acc >= {HIGH}"),
         _large(large if len(large) == len(TASKS) else {}, agg_large, rule),
     ]
+
+
+def _balances(t, rule: str) -> Claim:
+    """"c = 10 consistently balances convergence and stability": on every task every c = 10 seed is stable, and
+    c = 10 reaches HIGH no later than NEAR x the fastest other c whose seeds are all stable (non-inferiority on
+    the censored times, claims.no_later_claim). A task where no other c is stable on every seed has nothing
+    faster to balance against: its speed part is not judged (named in the aggregate)."""
+    stable, speed, shown, against = {}, {}, {}, {}
+    for task in TASKS:
+        data = _by_c(t, task)
+        for c, v in data.items():
+            for key in ("t_test", "min_after", "collapses"):
+                shown[f"{task}/c={c:g} {key}"] = v[key]
+        if 10.0 not in data:
+            continue
+        stable[f"{task}/c=10"] = [int(x) for x in data[10.0]["stable"]]
+        others = [c for c, v in data.items() if c != 10.0 and v["stable"] and all(v["stable"])]
+        if others:
+            ref = min(others, key=lambda c: median_censored(data[c]["t_test"]))
+            against[task] = f"c={ref:g}"
+            speed[task] = (event_times(t, task__name=task, optim__c=10.0),
+                           event_times(t, task__name=task, optim__c=ref))
+        else:
+            against[task] = "no other c is stable on every seed: speed not judged"
+    parts = {"stable": every_seed("stable", "", f"{rule}; stable (1) or not (0)", stable,
+                                  lambda x: x == 1, "the run is stable")}
+    if speed:
+        parts["speed"] = no_later_claim("speed", "", speed, ("c=10", "fastest other stable c"),
+                                        f"t_test = first eval step with test acc >= {HIGH}", NEAR - 1)
+    c = all_of("c10_balances", "c = 10 balances convergence speed and stability on every task.",
+               parts if len(stable) == len(TASKS) else {})
+    c.per_seed = {**shown, **c.per_seed}
+    c.aggregate["fastest other stable c"] = against
+    return c
 
 
 def _large(cells: dict, shown: dict, rule: str) -> Claim:
