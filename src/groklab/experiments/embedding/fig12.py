@@ -14,7 +14,7 @@ from groklab.experiments.embedding.fig2 import DELAY
 from groklab.experiments.embedding.fig4 import SPLITS
 from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.levels import above, all_of, every_seed
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import per_seed, run_table
 from groklab.plots.curves import acc_grid
 from groklab.survival import Censored
@@ -39,9 +39,8 @@ ASSUMPTIONS = [SKEW, WD_MODE]
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, QUICK, PAPER_SIZES)
-    return [spec for lr in LRS for B in BATCHES for split in SPLITS
-            for spec in seeded(f"lr{lr:g}/b{B}/{split}", base + [f"optim.lr={lr}", f"batch_size={B}",
-                                                                f"split={split}"], seeds)]
+    return grid_runs({f"lr{lr:g}/b{B}/{split}": [f"optim.lr={lr}", f"batch_size={B}", f"split={split}"]
+                      for lr in LRS for B in BATCHES for split in SPLITS}, base, seeds)
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:

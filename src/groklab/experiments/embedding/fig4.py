@@ -8,7 +8,7 @@ from typing import Optional
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, horizon_of, level_claim, no_later_claim, shown, time_claim
 from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table, select
 from groklab.plots.curves import acc_grid
 from groklab.survival import km_median
@@ -31,9 +31,8 @@ ASSUMPTIONS = [SKEW, WD_MODE,
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
     base = base_overrides(profile, QUICK, PAPER_SIZES)
-    return [spec for task in TASKS for B in BATCHES for split in SPLITS
-            for spec in seeded(f"{task}/b{B}/{split}", base + [f"task={task}", f"batch_size={B}",
-                                                               f"split={split}"], seeds)]
+    return grid_runs({f"{task}/b{B}/{split}": [f"task={task}", f"batch_size={B}", f"split={split}"]
+                      for task in TASKS for B in BATCHES for split in SPLITS}, base, seeds)
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
