@@ -206,6 +206,13 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
     quick = {a: list(ksum.shapes(a, "quick")) for a in ksum.ARCHS}  # the quick comparison is K = 2 -> 3
     trend = next(c for c in ksum.claims(k, quick) if c.id == "transformer_gap_shrinks_with_K")
     assert trend.holds and "K4" not in trend.statistic and "transformer-K3-b256" in trend.statistic
+    # most MLP K = 3 runs at batch 256 never fit: their gap is undefined, so neither MLP claim can be carried
+    k["t_train"] = {**k["t_train"], "mlp-K3-b256": [Censored(12000.0), 500.0, Censored(12000.0)]}
+    got = {c.id: c for c in ksum.claims(k, quick)}
+    for name in ("mlp_gap_shrinks_with_K", "mlp_batch_not_the_cause"):
+        assert got[name].holds is None and got[name].reason == "precondition", (name, got[name].note)
+        assert got[name].aggregate["runs that never fit"] == {"mlp-K3-b256": "2 of 3"}
+    assert got["transformer_gap_shrinks_with_K"].holds  # the Transformer's cells all fit
 
 
 @pytest.mark.parametrize("fig", sorted(STUDIES))

@@ -26,7 +26,9 @@ Differences from the paper and its released code:
   1}, hidden 64, batch 512, 5,000 epochs = 60,000 steps; ours tests it at lr 5e-4, batch 256.
 - Its logs (t4-BiRNN/decay_logs) end at test 0.982 (wd 0) vs 0.971 (wd 1), within our 0.05 margin.
 - Statistics: 002 defines no gap and gives no numbers; the gap trend (Spearman rho(K, gap) < 0), "batch is not the
-  cause" (under half the K = 2 -> 3 change of the KM median gap) and "no grokking" (lag < 0) are ours.
+  cause" (under half the K = 2 -> 3 change of the KM median gap) and "no grokking" (lag < 0) are ours. A gap needs
+  the fit: where more than half of a compared cell's runs never fit the training set, its gap claims are
+  inconclusive (precondition) -- the quick MLP at K = 3, batch 256, lr 5e-3 fits on 1 of 5 seeds in 12,000 steps.
 - Seeds: the release seeds 42, one run per setting; ours 5 (quick) / 3 (paper) seeds per cell, split seed = init seed.
 """
 from __future__ import annotations
@@ -38,6 +40,7 @@ from groklab.experiments.investigation.compare import draw, lag, median_time, ta
 from groklab.experiments.investigation.profile import batch, budget, model
 from groklab.experiments.levels import below, contrast, trend, within
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.survival import Censored
 
 NAME = "ksum"
 # "a clear grokking phenomenon observed at K = 2 in both the Transformer and MLP models": the premise of
@@ -108,6 +111,8 @@ def claims(t: dict, cells: dict[str, list[str]]) -> list[Claim]:
         out.append(within(f"{arch}_batch_not_the_cause", f"{arch}: batch size is not what shrinks the gap.",
                           f"gap at {k3_big} vs {k3}; margin: half the K = 2 -> 3 change of the Kaplan-Meier median gap",
                           gap, c(k3_big), c(k3), 0.5 * k_effect))
+        for claim in out[-2:]:  # a gap needs the fit: a cell whose runs mostly never fit cannot carry the claim
+            _needs_fit(claim, t, [c(k) for k in (k2, k3, k3_big, *k4)])
     cells = list(BIRNN)
     out.append(below("birnn_no_grokking_K3", "The BiRNN learns K = 3 without grokking.",
                      "lag = (onset - t_train) / t_train (< 0: test accuracy rises before the fit; a run never fit: "
@@ -116,3 +121,22 @@ def claims(t: dict, cells: dict[str, list[str]]) -> list[Claim]:
     out.append(within("birnn_no_weight_decay_needed", "The BiRNN does not rely on weight decay to generalize.",
                       "final test accuracy", t["final_test"], "birnn-K3-wd0", "birnn-K3-wd1", 0.05, floor=0.9))
     return out
+
+
+def _needs_fit(claim: Claim, t: dict, cells: list[str]) -> None:
+    """Inconclusive (precondition) where more than half of a compared cell's runs never fit the training set
+    (t_train never reached: their gap is undefined, so what is left is not the cell's runs but its few that fit)."""
+    unfit = {}
+    for cell in cells:
+        fits = list(t.get("t_train", {}).get(cell, []))
+        n = sum(x is None or isinstance(x, Censored) for x in fits)
+        if fits and n > len(fits) / 2:
+            unfit[cell] = f"{n} of {len(fits)}"
+    if not unfit or claim.reason == "precondition":
+        return
+    was = {True: "holds", False: "does not hold"}.get(claim.holds, f"is inconclusive ({claim.reason})")
+    why = ("; ".join(f"{k}: {v} runs never fit the training set" for k, v in unfit.items())
+           + f"; on the runs that did, the rule {was}" + (f" ({claim.note})" if claim.note else ""))
+    claim.aggregate["runs that never fit"] = unfit
+    claim.note = ""
+    claim.inconclusive("precondition", why)
