@@ -125,6 +125,24 @@ def test_skewed_makes_large_a_rare():
     assert counts[:10].sum() > 2 * counts[-10:].sum()
 
 
+def test_skew_by_a_plus_b_makes_tokens_rare_where_a_alone_cannot():
+    # 000's "heavily imbalanced" tokens: skewing operand a leaves every token ~n/p rows as b; a + b does not
+    t = make_table("add", 97)
+
+    def rows(**kw):
+        a, b = token_counts(t, make_split(t, "skewed", 0.3, seed=0, test_reserve=0.2, **kw).train)
+        return a + b
+    assert all(rows(skew=s).min() >= 20 for s in (3.0, 30.0))
+    both = rows(skew=6.0, skew_by="a+b")
+    assert both.min() <= 3 and (both <= 5).sum() >= 2 and (both > 0).all(), both.tolist()  # 000 paper sizes
+    default = make_split(t, "skewed", 0.3, seed=0, test_reserve=0.2)
+    assert torch.equal(default.train, make_split(t, "skewed", 0.3, seed=0, test_reserve=0.2, skew_by="a").train)
+    with pytest.raises(ConfigError, match="split.skew_by"):
+        make_split(t, "skewed", 0.3, skew_by="b")
+    with pytest.raises(ConfigError, match="skew_by"):
+        make_config(["split.skew_by=b"])
+
+
 def test_skew_zero_is_uniform_at_random():
     # every row equally likely: inclusion frequency over many seeds ~ n_train/N for each row
     t = make_table("add", 7)

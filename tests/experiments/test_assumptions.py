@@ -103,6 +103,26 @@ def test_an_arm_runs_only_at_its_profiles(tmp_path):
     assert len(specs_of(_study(profiles=("paper",)), "paper", 2)) == 4
 
 
+def test_an_arm_retrains_only_the_runs_its_field_changes_and_borrows_the_rest(tmp_path):
+    seen = []
+    m = _study()
+    m.ASSUMPTIONS = [Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001", extra=("steps=3",), only="y")]
+    m.runs = lambda profile, seeds: [RunSpec(f"{k}/s{s}", tuple(tiny(seed=s, **{"optim.lr": 0.01})))
+                                     for k in ("x", "y") for s in range(seeds)]
+    base = m.analyze
+
+    def analyze(df, out, profile):
+        seen.append(sorted(zip(df.drop_duplicates("run")["run"], df.drop_duplicates("run")["optim.lr"])))
+        return base(df, out, profile)
+    m.analyze = analyze
+    assert [s.name for s in specs_of(m, "quick", 1)] == ["x/s0", "y/s0", "arm-lr/y/s0"]
+    doc = run_figure(m, tmp_path, seeds=1, echo=lambda *_: None)
+    assert seen == [[("x/s0", 0.01), ("y/s0", 0.01)], [("x/s0", 0.01), ("y/s0", 0.001)]]  # x borrowed, once
+    arm_cfg = yaml.safe_load((tmp_path / "fake" / "arm-lr" / "y" / "s0" / "config.yaml").read_text())
+    assert arm_cfg["optim"]["lr"] == 0.001 and arm_cfg["steps"] == 3
+    assert doc["claims"][0]["sensitivity"]["optim.lr"]["other"] == "0.001 steps=3"
+
+
 def test_every_paper_000_study_declares_its_unstated_settings_on_real_config_fields():
     from groklab.config import make_config
     from groklab.experiments import PAPERS

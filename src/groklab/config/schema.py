@@ -46,7 +46,9 @@ class SplitConfig(Section):
     seed: int = Field(0, ge=0, le=MAX_SEED)  # split seed, separate from the init seed
     test_reserve: Optional[float] = Field(None, gt=0, lt=1)  # 000 §5.1 protocol: 0.2
     unused_to_test: bool = False  # with test_reserve: rows chosen for neither go to test
-    skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * a / (p-1)) on operand a
+    skew: float = Field(3.0, ge=0)  # skewed: weight exp(-skew * x / (p-1)) on x = `skew_by`
+    # skewed: x = operand a (every token stays common as b) or a + b (tokens near p-1 become rare in both places)
+    skew_by: Literal["a", "a+b"] = "a"
     k: Optional[int] = None  # square/strip holdout size: a <= k (and b <= k)
     # square/strip: frac_train of the whole table (004's code) or of what the holdout leaves (004's prose)
     frac_of: Literal["table", "remainder"] = "table"

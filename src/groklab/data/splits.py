@@ -50,10 +50,13 @@ def _random(pool: torch.Tensor, n_train: int, g: torch.Generator) -> torch.Tenso
     return pool[torch.randperm(len(pool), generator=g)[:n_train]]
 
 
-def _skewed(table: Table, pool: torch.Tensor, n_train: int, skew: float, g: torch.Generator) -> torch.Tensor:
-    """Weighted sampling without replacement, w(a) = exp(-skew a/(p-1)) (Efraimidis–Spirakis)."""
-    a = table.operands[pool, 0].double()
-    w = torch.exp(-skew * a / (table.p - 1))
+def _skewed(table: Table, pool: torch.Tensor, n_train: int, skew: float, g: torch.Generator,
+            by: str = "a") -> torch.Tensor:
+    """Weighted sampling without replacement, w = exp(-skew x/(p-1)) with x = a or a + b (Efraimidis–Spirakis).
+    Skewing a alone leaves every token ~n/p rows as b, so none is rare; a + b makes the tokens near p - 1 rare."""
+    ops = table.operands[pool].double()
+    x = ops[:, 0] if by == "a" else ops[:, 0] + ops[:, 1]
+    w = torch.exp(-skew * x / (table.p - 1))
     u = torch.rand(len(pool), generator=g, dtype=torch.float64)
     # log(u**(1/w)) = log(u)/w has the same order and does not underflow for tiny w.
     keys = torch.log(u) / w
@@ -141,12 +144,13 @@ def _holdout_mask(table: Table, name: str, k: int) -> torch.Tensor:
 def split_of(table: Table, s) -> Split:
     """The split a run's `split` config section (config.schema's SplitConfig) asks for: its fields unpacked once."""
     return make_split(table, s.name, frac_train=s.frac_train, seed=s.seed, test_reserve=s.test_reserve,
-                      unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of)
+                      unused_to_test=s.unused_to_test, skew=s.skew, k=s.k, frac_of=s.frac_of,
+                      skew_by=s.skew_by)
 
 
 def make_split(table: Table, name: str = "random", frac_train: float = 0.3, seed: int = 0,
                test_reserve: float | None = None, unused_to_test: bool = False, skew: float = 3.0,
-               k: int | None = None, frac_of: str = "table") -> Split:
+               k: int | None = None, frac_of: str = "table", skew_by: str = "a") -> Split:
     """Split the table's rows into train/test(/unused); frac_train is a fraction of the WHOLE table.
 
     SQUARE/STRIP (004 §6.1): the holdout goes to test; then ⌊frac_train · N⌋ rows of the rest (frac_of=table,
@@ -154,6 +158,8 @@ def make_split(table: Table, name: str = "random", frac_train: float = 0.3, seed
     trains on the whole remainder then (STRIP k=67 at p=97: 2,813 < 2,822 rows); the cap is stated in `note`.
     """
     _check(table, name, frac_train, test_reserve, skew, k)
+    if skew_by not in ("a", "a+b"):
+        raise ConfigError("split.skew_by", skew_by, "must be a or a+b")
     g = torch.Generator().manual_seed(seed)
     N = len(table)
     n_train = math.floor(frac_train * N + 1e-9)  # floor, as papers/README fixes for SQUARE/STRIP
@@ -189,7 +195,7 @@ def make_split(table: Table, name: str = "random", frac_train: float = 0.3, seed
         if name == "random":
             train = _random(pool, n_train, g)
         elif name == "skewed":
-            train = _skewed(table, pool, n_train, skew, g)
+            train = _skewed(table, pool, n_train, skew, g, skew_by)
         else:
             train = _uniform(table, pool, n_train, frac_train, g)
         is_train = torch.zeros(N, dtype=torch.bool)

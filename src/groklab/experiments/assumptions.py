@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
 from groklab.experiments.spec import PROFILES, Claim, RunSpec, verdict_of
 
 ARM = "arm-"  # prefix of an arm's folder below the study
@@ -32,9 +34,18 @@ class Assumption:
     why: str
     other: str | None = None  # None: declared, not tested by an arm
     profiles: tuple[str, ...] = PROFILES
+    extra: tuple[str, ...] = ()  # overrides the other value needs beside it (e.g. a law and its strength)
+    # the runs the field can change, named by one part of their run name (e.g. "skewed"); the arm retrains only
+    # those and is analysed with the study's own runs for the rest (None: every run). Only for a study whose
+    # analysis reads its runs' rows alone: a borrowed run's folder is not below the arm's
+    only: str | None = None
 
     def armed(self, profile: str) -> bool:
         return self.other is not None and profile in self.profiles
+
+    def changes(self, run: str) -> bool:
+        """Whether the arm retrains `run` (a study run name)."""
+        return self.only is None or self.only in run.split("/")
 
     def to_dict(self, profile: str) -> dict:
         return {"name": self.name, "field": self.field, "ours": self.ours, "why": self.why, "other": self.other,
@@ -46,13 +57,22 @@ def assumptions_of(module) -> list[Assumption]:
 
 
 def with_arms(module, profile: str, specs: list[RunSpec]) -> list[RunSpec]:
-    """The study's runs, then each armed assumption's copy of them under arm-<name>/ with field=other (before
-    the command line's overrides, which stay last)."""
+    """The study's runs, then each armed assumption's copy of the runs it can change under arm-<name>/ with
+    field=other and its extra overrides (before the command line's overrides, which stay last)."""
     out = list(specs)
     for a in assumptions_of(module):
         if a.armed(profile):
-            out += [RunSpec(f"{ARM}{a.name}/{s.name}", (*s.overrides, f"{a.field}={a.other}")) for s in specs]
+            out += [RunSpec(f"{ARM}{a.name}/{s.name}", (*s.overrides, f"{a.field}={a.other}", *a.extra))
+                    for s in specs if a.changes(s.name)]
     return out
+
+
+def arm_rows(module, name: str, arm, own):
+    """The rows an arm is analysed on: its own runs, and the study's runs its field cannot change."""
+    a = next((x for x in assumptions_of(module) if x.name == name), None)
+    if a is None or a.only is None or own.empty:
+        return arm
+    return pd.concat([arm, own[~own["run"].map(a.changes)]], ignore_index=True)
 
 
 def arm_of(run: str) -> str | None:
@@ -86,7 +106,7 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
     claim.sensitivity[field] says what the *other* value gave: {"ours", "other", "at": the value that entry
     was judged with, "verdict", "note"} (and, when the claim was judged on the arm, "judged_with" and ours'
     per-seed values and aggregate)."""
-    entry = {"ours": a.ours, "other": a.other}
+    entry = {"ours": a.ours, "other": " ".join((a.other, *a.extra))}
     if alt is None:
         claim.sensitivity[a.field] = {**entry, "at": a.other, "verdict": "not judged (the arm has no runs)"}
         return claim

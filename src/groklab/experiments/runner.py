@@ -17,6 +17,7 @@ from groklab.experiments.archive import trained
 from groklab.experiments.assumptions import (
     ARM,
     arm_of,
+    arm_rows,
     assumptions_of,
     complete_arms,
     judge_arms,
@@ -193,6 +194,7 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
     claims, controls = apply_controls(module, own, claims)
     judged = {}
     for name, sub in arms.items():
+        sub = arm_rows(module, name, sub, own)
         figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
         judged[name] = apply_controls(module, sub, judged[name])[0]
         figures = [*figures, *figs]

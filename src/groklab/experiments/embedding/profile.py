@@ -20,8 +20,13 @@ def base_overrides(profile: str, quick: list[str], paper: list[str]) -> list[str
 # Settings paper 000 leaves unstated that many studies share (experiments/assumptions.py); each study lists them.
 WD_MODE = Assumption("wd_mode", "optim.wd_mode", "coupled", "§5 says 'the Adam optimizer with a weight decay of "
                      "0.001': torch's Adam adds wd * theta to the gradient (coupled); AdamW would decouple it")
-SKEW = Assumption("skew", "split.skew", "3.0", "the paper names a 'skewed' split but no law: operand a is drawn with "
-                  "weight exp(-3 a / (p - 1)), leaving every token 29-101 training rows at p = 97")
+SKEW = Assumption("skew", "split.skew_by", "a", "the paper names a 'skewed' split, 'heavily imbalanced' token "
+                  "probabilities, but no law: ours draws operand a with weight exp(-3 a / (p - 1)); as operand b "
+                  "every token keeps ~n/p rows, so none is rare (29-101 training rows per token at p = 97, and >= 20 "
+                  "whatever the skew on a alone). The arm weights a + b by exp(-6 (a + b) / (p - 1)): at p = 97, 30% "
+                  "train, the rarest token has 2-3 rows and 2-5 tokens <= 5 (seeds 0-4); at the quick p = 47, 50% "
+                  "train, 9-12: half the table leaves no room for rarer, so the arm runs at the paper profile only",
+                  other="a+b", extra=("split.skew=6",), only="skewed", profiles=("paper",))
 
 
 def lr(value: str, why: str, **kw) -> Assumption:
