@@ -143,12 +143,14 @@ def _balances(t, rule: str) -> Claim:
     c = 10 reaches HIGH no later than NEAR x the fastest other c whose seeds are all stable (non-inferiority on
     the censored times, claims.no_later_claim). A task where no other c is stable on every seed has nothing
     faster to balance against: its speed part is not judged (named in the aggregate)."""
-    stable, speed, shown, against = {}, {}, {}, {}
+    stable, speed, shown, against, by_c = {}, {}, {}, {}, {}
     for task in TASKS:
         data = _by_c(t, task)
         for c, v in data.items():
             for key in ("t_test", "min_after", "collapses"):
                 shown[f"{task}/c={c:g} {key}"] = v[key]
+        by_c[f"{task} median t_test by c"] = {f"{c:g}": median_censored(v["t_test"]) for c, v in data.items()}
+        by_c[f"{task} collapses by c"] = {f"{c:g}": sum(v["collapses"]) for c, v in data.items()}
         if 10.0 not in data:
             continue
         stable[f"{task}/c=10"] = [int(x) for x in data[10.0]["stable"]]
@@ -168,7 +170,7 @@ def _balances(t, rule: str) -> Claim:
     c = all_of("c10_balances", "c = 10 balances convergence speed and stability on every task.",
                parts if len(stable) == len(TASKS) else {})
     c.per_seed = {**shown, **c.per_seed}
-    c.aggregate["fastest other stable c"] = against
+    c.aggregate.update({"fastest other stable c": against, **by_c})
     return c
 
 
