@@ -30,7 +30,11 @@ def test_gehan_concordance_and_its_exact_permutation_p_value():
     assert r["p_a_first"] == 1.0 and r["undecided"] == 0
     assert r["p_value"] == pytest.approx(2 / 20)  # 2 of the C(6, 3) = 20 labelings are as extreme
     assert r["p_a_sooner"] == pytest.approx(1 / 20)  # one-sided: only the observed labeling is as extreme
-    assert concordance([4, 5, 6], [1, 2, 3], horizon=10)["p_a_first"] == 0.0
+    assert r["p_b_sooner"] == pytest.approx(1.0)  # the opposite order: every labeling is at least as extreme
+    flipped = concordance([4, 5, 6], [1, 2, 3], horizon=10)
+    assert flipped["p_a_first"] == 0.0 and flipped["p_b_sooner"] == pytest.approx(1 / 20)
+    mixed = concordance([1, 5, 3], [4, 2, 6], horizon=10)  # the two one-sided p-values overlap at the observed
+    assert mixed["p_a_sooner"] + mixed["p_b_sooner"] > 1  # labeling: neither order is beyond noise
     # no censoring: the Mann-Whitney probability
     from scipy.stats import mannwhitneyu
 

@@ -78,15 +78,17 @@ def _gehan(a_t, a_o, b_t, b_o) -> float:
 
 def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float,
                 max_exact: int = 20000, reps: int = 20000, seed: int = 0) -> dict:
-    """{"p_a_first", "p_value", "p_a_sooner", "n_a", "n_b", "undecided"}: the probability that a run of A reaches
-    the event before a run of B (ties and pairs that censoring leaves open count 1/2; `undecided` counts the
-    open ones) and Gehan's permutation p-values, two-sided (`p_value`) and one-sided for "A sooner"
-    (`p_a_sooner`); exact when the label permutations number at most `max_exact`."""
+    """{"p_a_first", "p_value", "p_a_sooner", "p_b_sooner", "n_a", "n_b", "undecided"}: the probability that a run
+    of A reaches the event before a run of B (ties and pairs that censoring leaves open count 1/2; `undecided`
+    counts the open ones) and Gehan's permutation p-values, two-sided (`p_value`) and one-sided for "A sooner"
+    (`p_a_sooner`, and `p_b_sooner` for the opposite order); exact when the label permutations number at most
+    `max_exact`."""
     at, ao = _split(a, horizon)
     bt, bo = _split(b, horizon)
     na, nb = len(at), len(bt)
     if na == 0 or nb == 0:
-        return {"p_a_first": None, "p_value": None, "p_a_sooner": None, "n_a": na, "n_b": nb, "undecided": None}
+        return {"p_a_first": None, "p_value": None, "p_a_sooner": None, "p_b_sooner": None, "n_a": na, "n_b": nb,
+                "undecided": None}
     score = _gehan(at, ao, bt, bo)
     decided = sum(1 for ta, oa in zip(at, ao) for tb, ob in zip(bt, bo)  # a tie of two events is decided: equal
                   if (oa and ta < tb) or (ob and tb < ta) or (oa and ob and ta == tb))
@@ -107,7 +109,7 @@ def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], hori
     null = np.array(null)
     p = float(np.mean(np.abs(null) >= abs(score) - 1e-9))
     return {"p_a_first": (score / pairs + 1) / 2, "p_value": p, "p_a_sooner": float(np.mean(null >= score - 1e-9)),
-            "n_a": na, "n_b": nb, "undecided": pairs - decided}
+            "p_b_sooner": float(np.mean(null <= score + 1e-9)), "n_a": na, "n_b": nb, "undecided": pairs - decided}
 
 
 def logrank(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float) -> Optional[float]:

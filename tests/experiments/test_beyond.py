@@ -185,7 +185,11 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
     go = {"default": [900, 1000, 1100], "toeplitz": [500, 550, 600], "circulant": [600, 1300, None]}
     c = {x.id: x for x in circulant.claims(go, {v: [2000] * 3 for v in go})}
     assert c["toeplitz_groks_earlier"].holds and c["toeplitz_groks_earlier"].aggregate["all"]["p"] == 0.05
-    assert c["circulant_groks_earlier"].holds is False  # 2 of 3 seeds after every default seed: P = 1/3
+    # 2 of 3 seeds after every default seed: P = 1/3, the opposite order not beyond noise either
+    assert c["circulant_groks_earlier"].holds is None and c["circulant_groks_earlier"].reason == "underpowered"
+    late = {**go, "circulant": [1300, 1400, None]}  # every circulant seed after every default one: opposite shown
+    assert {x.id: x for x in circulant.claims(late, {v: [2000] * 3 for v in go})}["circulant_groks_earlier"].holds \
+        is False
     order = ["d32", "d128"]
     LAST = {"d32": [3000, 3000, 3000], "d128": [3000, 3000, 3000]}
     e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450]},

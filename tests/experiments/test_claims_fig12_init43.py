@@ -37,15 +37,20 @@ def test_fig12_both_claims_hold():
 
 
 def test_fig12_claims_fail_in_one_cell():
-    # lr 0.005, batch 1024: random generalizes with train (no delay) and skewed as early as random
+    # lr 0.005, batch 1024: random generalizes right after train (delay 1.5 on every seed, below 2) and every
+    # skewed run before every random one
     def times(lr, B, sp, s):
         if (lr, B) == (0.005, 1024):
-            return 100, 150 + 50 * s
+            return 100, (100 if sp == "skewed" else 150)
         return 100, (1500 if sp == "skewed" else 500 + 50 * s)
     c = _fig12(times)
-    assert not c["grokking_persists_random"].holds and not c["skewed_delays_generalization"].holds
-    assert "lr0.005/b1024" in c["grokking_persists_random"].note  # its delay t_test / t_train is 2.0
-    assert c["skewed_delays_generalization"].note.startswith("fails in lr0.005/b1024 (P = 0.50")  # as early
+    assert c["grokking_persists_random"].holds is False and c["skewed_delays_generalization"].holds is False
+    assert "lr0.005/b1024" in c["grokking_persists_random"].note  # its delay t_test / t_train is 1.5
+    assert c["skewed_delays_generalization"].note.startswith("fails in lr0.005/b1024 (P = 0.00")  # the opposite
+    # a delay of 1.5-2.5 (mean 2.0) in that cell, skewed as early as random: neither shown nor refuted
+    c = _fig12(lambda lr, B, sp, s: (100, 150 + 50 * s) if (lr, B) == (0.005, 1024)
+               else (100, (1500 if sp == "skewed" else 500 + 50 * s)))
+    assert c["grokking_persists_random"].holds is None and c["skewed_delays_generalization"].holds is None
 
 
 def test_fig12_random_seed_never_generalizing_is_censored_not_a_failure():

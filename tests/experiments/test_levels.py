@@ -21,8 +21,10 @@ def test_comparisons_hold_only_beyond_seed_noise():
     assert not levels.within("x", "", "acc", one, "c", "d", 0.05).holds
     assert levels.trend("x", "", "t", {"x1": [1], "x2": [5], "x3": [9]}, XS, 1).reason == "precondition"
     assert not levels.contrast("x", "", "acc", {"a": [0.3, 0.31], "b": [0.01, 0.02]}, "a", "b", 1, floor=0.9).holds
-    above = levels.below("x", "", "lag", {"a": [Censored(2.0), -0.5, -0.4]}, ["a"], 0.0)
-    assert above.holds is False  # a mean of lower bounds at or above 0 already fails
+    above = levels.below("x", "", "lag", {"a": [Censored(2.0), 1.5, 1.8]}, ["a"], 0.0)
+    assert above.holds is False  # a CI of lower bounds wholly above 0 already fails
+    mixed = levels.below("x", "", "lag", {"a": [Censored(2.0), -0.5, -0.4]}, ["a"], 0.0)
+    assert mixed.holds is None and mixed.reason == "censored"  # its CI spans 0: the bound does not decide
     open_ = levels.below("x", "", "lag", {"a": [Censored(-0.1), -0.5, -0.4]}, ["a"], 0.0)
     assert open_.holds is None and open_.reason == "censored"
     assert levels.below("x", "", "lag", {"a": [-0.5, -0.4, -0.45]}, ["a"], 0.0).holds is True
@@ -38,8 +40,11 @@ def test_a_trend_weaker_than_claimed_or_within_noise_is_told_apart():
     noisy = {"x1": [3.0, 0.0], "x2": [2.0, 1.2], "x3": [0.1, 3.0]}  # means 1.5, 1.6, 1.55: rho 0.5
     c = levels.trend("x", "", "u", noisy, XS, 1)
     assert c.holds is None and c.reason == "underpowered" and "reaches 0" in c.note
-    weak = levels.trend("x", "", "u", noisy, XS, 1, strength=0.8)  # below the strength asked for: decided
-    assert weak.holds is False and "rho = 0.50" in weak.note
+    weak = levels.trend("x", "", "u", noisy, XS, 1, strength=0.8)  # rho 0.5, but its CI reaches 0.8
+    assert weak.holds is None and weak.reason == "underpowered"
+    kinked = {"x1": [1.0, 1.05], "x2": [3.0, 3.05], "x3": [2.0, 2.05]}  # rho 0.5 on every resample
+    short = levels.trend("x", "", "u", kinked, XS, 1, strength=0.8)
+    assert short.holds is False and "rho = 0.50" in short.note  # the whole CI short of 0.8: decided
     flat = levels.trend("x", "", "u", {"x1": [1.0, 1.0], "x2": [1.0, 1.0], "x3": [1.0, 1.0]}, XS, 1)
     assert flat.holds is False  # equal means are no trend
 
@@ -96,8 +101,8 @@ def test_not_below_is_one_sided_non_inferiority():
     assert levels.not_below("x", "", "acc", v, "top", "bad", 0.05).holds is True  # better is "not below"
     worse = levels.not_below("x", "", "acc", v, "bad", "top", 0.05)
     assert worse.holds is False and worse.aggregate["diff"] < -0.05
-    wide = levels.not_below("x", "", "acc", v, "spread", "top", 0.05)  # mean 0.86: below by 0.14, does not hold
-    assert wide.holds is False
+    wide = levels.not_below("x", "", "acc", v, "spread", "top", 0.05)  # below by 0.14, but its CI reaches -0.05
+    assert wide.holds is None and wide.reason == "underpowered"
     near = {"a": [1.0, 0.9, 1.0, 1.0], "b": [1.0, 1.0, 1.0, 1.0]}  # mean -0.025, CI reaches -0.075
     c = levels.not_below("x", "", "acc", near, "a", "b", 0.05)
     assert c.holds is None and c.reason == "underpowered" and "n = 4, 4" in c.note

@@ -74,7 +74,8 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     """`a` minus `b` has the sign `sign` (+1 or -1) beyond seed noise, and with `floor` the mean of a reaches it
     (better than a dead run is not "generalizes"). Event times (a `Times` list) are compared as censored
     data (claims.sooner); levels by a difference of means with a 95% bootstrap CI: holds when the CI lies on
-    the claimed side, does not hold when the point difference does not, else inconclusive (underpowered)."""
+    the claimed side, does not hold when it lies wholly on the other (or a's mean misses `floor`), else
+    inconclusive (underpowered)."""
     va, vb = values.get(a, []), values.get(b, [])
     if isinstance(va, Times) or isinstance(vb, Times):
         later = {1: (b, a), -1: (a, b)}[sign]  # sign +1: a later, i.e. b reaches it first
@@ -85,13 +86,15 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     rel = {1: ">", -1: "<"}[sign]
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% percentile-bootstrap CI over seeds; "
             f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
-            "; does not hold if the difference is not; otherwise inconclusive")
+            "; does not hold if the whole CI is on the other side"
+            + ("" if floor is None else " (or the floor is missed)") + "; otherwise inconclusive")
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
            "lo": d["lo"], "hi": d["hi"], "n": [len(va), len(vb)]}
     low = floor is not None and (agg[f"mean_{a}"] or 0.0) < floor
     c = Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign and not low)
-    if not c.holds and not low and d["diff"] is not None and d["diff"] * sign > 0:
-        c.inconclusive("underpowered", f"the difference has the claimed sign but its CI holds 0 (n = "
+    if not c.holds and not low and d["diff"] is not None and d["sign"] != -sign:
+        said = "the claimed" if d["diff"] * sign > 0 else "the other"
+        c.inconclusive("underpowered", f"the difference has {said} sign but its CI holds 0 (n = "
                                        f"{len(va)}, {len(vb)})")
     return c
 
@@ -121,15 +124,15 @@ def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b:
               floor: float | None = None) -> Claim:
     """Non-inferiority: mean(values[a]) is not below mean(values[b]) by more than `margin` ("a is at least as
     good as b", "b is no significant improvement on a"). Holds when the lower end of the 95% bootstrap CI of
-    a - b is >= -margin (and, with `floor`, the mean of a reaches it); does not hold when the difference itself
-    is below -margin; otherwise inconclusive (underpowered)."""
+    a - b is >= -margin (and, with `floor`, the mean of a reaches it); does not hold when the whole CI lies below
+    -margin (or a's mean misses `floor`); otherwise inconclusive (underpowered)."""
     va, vb = values.get(a, []), values.get(b, [])
     d = boot_diff(va, vb)
     mean_a = boot_mean(va)["mean"]
     low = floor is not None and (mean_a or 0.0) < floor
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI's lower end "
             f"is >= -{margin:.4g}" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
-            f"; does not hold if the difference is below -{margin:.4g}; otherwise inconclusive")
+            f"; does not hold if the whole CI is below -{margin:.4g}; otherwise inconclusive")
     ok = min(len(va), len(vb)) >= 2 and d["lo"] is not None and d["lo"] >= -margin and not low
     c = Claim(id, text, stat, {a: va, b: vb}, {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin,
                                                 "n": [len(va), len(vb)]}, ok)
@@ -138,8 +141,9 @@ def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b:
         return c.inconclusive("precondition", f"no runs to compare ({a}: {len(va)}, {b}: {len(vb)})")
     if censored:  # a mean of times some runs never reached is no number to compare
         return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event")
-    if not ok and not low and d["diff"] >= -margin:
-        c.inconclusive("underpowered", f"the CI reaches below -{margin:.4g} (n = {len(va)}, {len(vb)})")
+    if not ok and not low and (d["hi"] >= -margin or min(len(va), len(vb)) < 2):
+        c.inconclusive("underpowered", f"the CI [{d['lo']:.4g}, {d['hi']:.4g}] reaches -{margin:.4g} (n = {len(va)}, "
+                                       f"{len(vb)})")
     return c
 
 
@@ -147,8 +151,8 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
           strength: float = 0.0) -> Claim:
     """The per-cell mean rises (sign +1) or falls (-1) with x: Spearman rho between x and the cell means with a
     bootstrap CI (seeds resampled within each cell). Holds when the CI lies on the claimed side of 0 and
-    sign * rho >= `strength`; does not hold when sign * rho is below `strength` (no trend, the other way, or
-    weaker than claimed) -- with strength 0, when rho is 0 or has the other sign; otherwise inconclusive
+    sign * rho >= `strength`; does not hold when the whole CI lies short of `strength` on the claimed side
+    (with strength 0: a trend the other way beyond noise, or none at all with no spread); otherwise inconclusive
     (underpowered). Fewer than 3 cells with 2 seeds each: inconclusive (precondition). Event times (`Times`)
     are not averaged: the cells at the smallest and largest x are compared as censored data (claims.sooner)."""
     if any(isinstance(values.get(c), Times) for c in xs):  # censored times: the extreme cells, as censored data
@@ -164,15 +168,16 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
     bar = f" and rho {side}= {sign * strength:g}" if strength else ""
     stat = (f"{what} per seed; Spearman rho between {', '.join(f'{c}={x}' for c, x in xs.items())} and the cell "
             f"means, 95% bootstrap CI (seeds resampled within each cell); holds if the CI is {side} 0{bar}; does "
-            f"not hold if rho is not{bar or f' {side} 0'}; otherwise inconclusive")
+            f"not hold if the whole CI is short of {sign * strength:g} (the other way); otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in xs}, {**r, "n": [len(v) for v in groups.values()]})
     if r["rho"] is None or not all(len(v) >= 2 for v in groups.values()):  # no noise estimate, no verdict
         return c.inconclusive("precondition", "needs 3 cells with at least 2 seeds each (n = "
                                               f"{[len(v) for v in groups.values()]})")
-    if sign * r["rho"] < strength or r["rho"] == 0:
-        c.note = f"rho = {r['rho']:.2f}"
+    near = r["hi"] if sign > 0 else -r["lo"]  # the CI's end nearest the claim, on the claimed axis
+    if near < strength or (near == 0 and r["lo"] == r["hi"]):
+        c.note = f"rho = {r['rho']:.2f}, 95% CI [{r['lo']:.2f}, {r['hi']:.2f}]"
         return c
-    if (r["lo"] > 0 if sign > 0 else r["hi"] < 0):
+    if sign * r["rho"] >= strength and r["rho"] != 0 and (r["lo"] > 0 if sign > 0 else r["hi"] < 0):
         c.holds = True
         return c
     return c.inconclusive("underpowered", f"rho = {r['rho']:.2f} but its CI [{r['lo']:.2f}, {r['hi']:.2f}] "
@@ -198,16 +203,17 @@ def no_trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[st
 def below(id: str, text: str, what: str, values: dict[str, list], cells: list[str], threshold: float,
           aggregate: Optional[dict] = None) -> Claim:
     """Every cell's mean lies below `threshold`: holds when each 95% bootstrap CI lies wholly below it, does not
-    hold when a cell's mean does not (a `Censored` value is a lower bound: a mean of bounds at or above the
-    threshold already fails), otherwise inconclusive -- censored when runs hold only bounds, else underpowered."""
+    hold when a cell's CI lies wholly at or above it (a `Censored` value is a lower bound: bounds already that
+    high decide), otherwise inconclusive -- censored when runs hold only bounds, else underpowered."""
     return _beyond(id, text, what, values, cells, threshold, -1, aggregate)
 
 
 def above(id: str, text: str, what: str, values: dict[str, list], cells: list[str], threshold: float,
           aggregate: Optional[dict] = None) -> Claim:
     """Every cell's mean lies above `threshold`: holds when each 95% bootstrap CI lies wholly above it (lower
-    bounds of censored runs included: the values they bound are higher still), does not hold when a cell's mean
-    is not above it and none of its values is a bound; otherwise inconclusive (censored or underpowered)."""
+    bounds of censored runs included: the values they bound are higher still), does not hold when a cell's CI
+    lies wholly at or below it and none of its values is a bound; otherwise inconclusive (censored or
+    underpowered)."""
     return _beyond(id, text, what, values, cells, threshold, +1, aggregate)
 
 
@@ -215,8 +221,8 @@ def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> C
     word, edge = ("below", "hi") if side < 0 else ("above", "lo")
     ci = {c: boot_mean(values.get(c, [])) for c in cells}
     stat = (f"{what} per seed (a run without the event: its lower bound); mean with a 95% bootstrap CI per cell; "
-            f"holds if every CI lies {word} {threshold}; does not hold if a mean is not {word} it; otherwise "
-            "inconclusive")
+            f"holds if every CI lies {word} {threshold}; does not hold if a whole CI lies on the other side of it; "
+            "otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in cells},
               {**{f"{c}_{k}": v[k] for c, v in ci.items() for k in ("mean", edge)}, "n": [ci[k]["n"] for k in cells],
                "threshold": threshold,
@@ -224,12 +230,13 @@ def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> C
     if not cells or any(v["mean"] is None for v in ci.values()):
         return c.inconclusive("precondition", "a cell has no run with a value")
     bounds = {k: sum(isinstance(x, Censored) for x in values.get(k, [])) for k in cells}
-    wrong = [k for k, v in ci.items() if side * (v["mean"] - threshold) <= 0]
+    # a cell decides against the claim only when its whole CI is on the other side (one seed: no interval)
+    wrong = [k for k, v in ci.items() if v["n"] >= 2 and (v["lo"] >= threshold if side < 0 else v["hi"] <= threshold)]
     if side > 0 and all(v["lo"] is not None and v["lo"] > threshold for v in ci.values()):
         c.holds = True
         return c
     if wrong and (side < 0 or not any(bounds[k] for k in wrong)):  # below: bounds already too high decide
-        c.note = f"the mean of {', '.join(wrong)} is not {word} {threshold}"
+        c.note = f"the CI of {', '.join(wrong)} lies wholly on the other side of {threshold}"
         return c
     if sum(bounds.values()):
         return c.inconclusive("censored", f"{sum(bounds.values())} runs never reached the event: their values are "
