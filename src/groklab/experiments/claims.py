@@ -144,10 +144,11 @@ def some(verdicts: dict[str, Verdict]) -> Verdict:
 def at_thresholds(primary: Verdict, others: dict[str, Verdict]) -> str:
     """A note when the verdict changes with the accuracy threshold that defines the event ('' when not)."""
     differ = {k: v for k, v in others.items() if v[0] != primary[0]}
-    return "; ".join(f"depends on the threshold: at {k} it {_says(v)}" for k, v in differ.items())
+    return "; ".join(f"depends on the threshold: at {k} it {says(v)}" for k, v in differ.items())
 
 
-def _says(v: Verdict) -> str:
+def says(v: Verdict) -> str:
+    """A verdict as a phrase after "it": "holds", "does not hold", "is inconclusive (reason)"."""
     return {True: "holds", False: "does not hold"}.get(v[0], f"is inconclusive ({v[1]})")
 
 
@@ -193,7 +194,7 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     claim = _claim(id, text, rule, per, agg, combine(verdicts))
     others = {label: combine({k: test(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
     for label, v in others.items():
-        claim.aggregate[f"verdict at {label}"] = _says(v)
+        claim.aggregate[f"verdict at {label}"] = says(v)
     note = at_thresholds((claim.holds, claim.reason), others)
     if note:
         claim.note = " ".join(filter(None, [claim.note, note + "."]))

@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Optional
 
 from groklab.experiments.assumptions import Assumption
-from groklab.experiments.claims import event_times, horizon_of, level_claim, no_later_claim, shown, time_claim
+from groklab.experiments.claims import (
+    event_times,
+    horizon_of,
+    level_claim,
+    no_later_claim,
+    says,
+    shown,
+    time_claim,
+)
 from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table, select
@@ -68,7 +76,7 @@ def claims(t, t95=None) -> list[Claim]:
         gap = [_log_gap(t, task, B) for B in (small, large)]
         c2.aggregate[f"{task} |log(median random / median uniform)| b{small} -> b{large}"] = gap
     if c1.holds is not True:
-        alone = {True: "holds", False: "does not hold"}.get(c2.holds, f"is inconclusive ({c2.reason})")
+        alone = says((c2.holds, c2.reason))
         why = (f"uniform is not shown faster at batch {small} (uniform_faster_small_batch "
                f"{'does not hold' if c1.holds is False else 'is inconclusive'}): no benefit to diminish; at batch "
                f"{large} alone the rule {alone}" + (f" ({c2.note})" if c2.note else ""))

@@ -21,7 +21,7 @@ PAPER = ("Small c under-updates the embedding (slow), large c causes instability
 TASKS = ("add", "sub", "mul", "div")
 C_QUICK = (0.1, 1.0, 10.0, 100.0)
 C_PAPER = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
-NEAR = 1.5  # "balances speed": c=10's median t_test within this factor of the fastest stable c
+NEAR = 1.5  # "balances speed": c=10 reaches HIGH no later than this factor x the fastest other stable c
 HIGH, LOW = 0.99, 0.9  # grokked: test acc >= HIGH; a collapse: a fall below LOW after it (counted once per fall)
 # No early stop: a run that groks and then collapses must be seen collapsing, so every c trains for the same
 # horizon and is judged on its whole curve after it first groks, not on its final value.

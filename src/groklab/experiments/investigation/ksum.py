@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groklab.experiments.claims import says
 from groklab.experiments.controls import Control
 from groklab.experiments.investigation.compare import draw, lag, median_time, table
 from groklab.experiments.investigation.profile import batch, budget, model
@@ -134,7 +135,7 @@ def _needs_fit(claim: Claim, t: dict, cells: list[str]) -> None:
             unfit[cell] = f"{n} of {len(fits)}"
     if not unfit or claim.reason == "precondition":
         return
-    was = {True: "holds", False: "does not hold"}.get(claim.holds, f"is inconclusive ({claim.reason})")
+    was = says((claim.holds, claim.reason))
     why = ("; ".join(f"{k}: {v} runs never fit the training set" for k, v in unfit.items())
            + f"; on the runs that did, the rule {was}" + (f" ({claim.note})" if claim.note else ""))
     claim.aggregate["runs that never fit"] = unfit
