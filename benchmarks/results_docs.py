@@ -29,6 +29,7 @@ ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions
 
 
 def _claims(archive: str, study: str) -> dict:
+    from groklab.report import arm_value
     from groklab.store import read_claims
 
     doc = read_claims(ROOT / archive / study)
@@ -40,6 +41,7 @@ def _claims(archive: str, study: str) -> dict:
 def headline(archive: str) -> str:
     """'N of M paper claims hold, K do not (J measurements beside), in S studies (R runs; T of training and
     analysis at G GFLOP/s; torch B)'."""
+    from groklab.report import arm_value
     from groklab.store import read_claims
     from groklab.store.archive import archived_runs, read_index
 
@@ -72,6 +74,7 @@ def assumptions(archive: str) -> str:
     from groklab.store.archive import read_index
 
     rows = ["| study | setting | ours | why | also run with (sensitivity arm) |", "| --- | --- | --- | --- | --- |"]
+    from groklab.report import arm_value
     from groklab.store import read_claims
 
     for study in read_index(ROOT / archive)["studies"]:
@@ -81,7 +84,7 @@ def assumptions(archive: str) -> str:
         for a in doc.get("assumptions", []):
             absent = any(c.get("sensitivity", {}).get(a["field"], {}).get("verdict", "").startswith("not judged")
                          for c in doc["claims"])
-            arm = f"{a['other']} (`{a['arm']}/`{': declared, not yet trained' if absent else ''})" \
+            arm = f"{arm_value(a)} (`{a['arm']}/`{': declared, not yet trained' if absent else ''})" \
                 if a.get("arm") else "–"
             rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)

@@ -127,10 +127,16 @@ def _claims_table(claims: list[dict]) -> str:
     return "\n".join(rows) + "</table>"
 
 
+def arm_value(a: dict) -> str:
+    """An assumption's other value as its arm sets it, with the overrides it needs beside it ("a+b
+    split.skew=6", as a claim's sensitivity names it; an archive judged before `extra` was stored: the value)."""
+    return " ".join((str(a["other"]), *(a.get("extra") or ())))
+
+
 def _assumptions(rows: list[dict]) -> str:
     e = html.escape
     items = "".join(f"<tr><td><code>{e(a['field'])}</code></td><td>{e(str(a['ours']))}</td><td>{e(a['why'])}</td>"
-                    f"<td>{e(str(a['other'])) if a.get('arm') else '–'}</td></tr>" for a in rows)
+                    f"<td>{e(arm_value(a)) if a.get('arm') else '–'}</td></tr>" for a in rows)
     return ("<h3>Settings the paper does not state</h3><table><tr><th>field</th><th>ours</th><th>why</th>"
             f"<th>also run with (sensitivity arm)</th></tr>{items}</table>")
 

@@ -9,7 +9,7 @@ from conftest import tiny
 from groklab.experiments.assumptions import Assumption, arm_of, combine, complete_arms, split_arms
 from groklab.experiments.runner import run_figure, specs_of
 from groklab.experiments.spec import Claim, RunSpec
-from groklab.report import verdict
+from groklab.report import arm_value, verdict
 
 LR = Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001")
 
@@ -95,7 +95,7 @@ def test_a_study_trains_its_arm_and_judges_the_dependence(tmp_path):
     arm_cfg = yaml.safe_load((tmp_path / "fake" / "arm-lr" / "x" / "s0" / "config.yaml").read_text())
     assert arm_cfg["optim"]["lr"] == 0.001 and arm_cfg["seed"] == 0
     assert doc["assumptions"] == [{"name": "lr", "field": "optim.lr", "ours": "0.01", "why": "unstated",
-                                   "other": "0.001", "arm": "arm-lr"}]
+                                   "other": "0.001", "extra": [], "arm": "arm-lr"}]
 
 
 def test_an_arm_runs_only_at_its_profiles(tmp_path):
@@ -121,6 +121,9 @@ def test_an_arm_retrains_only_the_runs_its_field_changes_and_borrows_the_rest(tm
     arm_cfg = yaml.safe_load((tmp_path / "fake" / "arm-lr" / "y" / "s0" / "config.yaml").read_text())
     assert arm_cfg["optim"]["lr"] == 0.001 and arm_cfg["steps"] == 3
     assert doc["claims"][0]["sensitivity"]["optim.lr"]["other"] == "0.001 steps=3"
+    assert doc["assumptions"][0]["extra"] == ["steps=3"]
+    assert arm_value(doc["assumptions"][0]) == "0.001 steps=3"  # the report's and docs' "also run with"
+    assert arm_value({"other": "decoupled"}) == "decoupled"  # an archive judged before `extra` was stored
 
 
 def test_every_paper_000_study_declares_its_unstated_settings_on_real_config_fields():

@@ -49,7 +49,7 @@ class Assumption:
 
     def to_dict(self, profile: str) -> dict:
         return {"name": self.name, "field": self.field, "ours": self.ours, "why": self.why, "other": self.other,
-                "arm": f"{ARM}{self.name}" if self.armed(profile) else None}
+                "extra": list(self.extra), "arm": f"{ARM}{self.name}" if self.armed(profile) else None}
 
 
 def assumptions_of(module) -> list[Assumption]:
