@@ -212,3 +212,16 @@ def test_value_input_rnn_reads_numbers_as_002s_birnn_code():
                      (["model=lstm", "model.input=value", "encoding=no_op", "optim.c=10"], "optim.c")):
         with pytest.raises(ConfigError, match=key):
             make_config(bad)
+
+
+def test_models_name_their_sizes_as_the_config_does():
+    """One vocabulary: a size argument of a model is the ModelConfig field it comes from (d_emb, d_hidden, depth),
+    not a second name for it (d_model, d_mlp, n_layers)."""
+    import inspect
+
+    from groklab.config.schema import ModelConfig
+    from groklab.models import MLP, RNN, Transformer
+
+    for cls in (MLP, RNN, Transformer):
+        sizes = [a for a in inspect.signature(cls).parameters if a.startswith(("d_", "n_layers", "depth"))]
+        assert sizes and all(a in ModelConfig.model_fields for a in sizes), (cls.__name__, sizes)

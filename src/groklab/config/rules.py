@@ -1,4 +1,4 @@
-"""Config rules across sections (a transformer's heads divide d_model, shapes train a ResNet, ...).
+"""Config rules across sections (a transformer's heads divide d_emb, shapes train a ResNet, ...).
 
 Each rule raises a one-line ConfigError naming the field, the value and what is allowed.
 """

@@ -58,8 +58,8 @@ class ModelConfig(Section):
     # mlp / mlp_emb: 000 eq. 1 (raw values) / eq. 2 (embedding); transformer: decoder, logits at the
     # last position; lstm; birnn: bidirectional tanh RNN
     name: ModelName = "mlp_emb"
-    d_emb: int = Field(128, ge=1)  # embedding dim (= d_model of the transformer)
-    d_hidden: int = Field(512, ge=1)  # MLP hidden width (paper: 4 x d_emb), transformer d_mlp, RNN hidden
+    d_emb: int = Field(128, ge=1)  # embedding dim; the transformer's residual width (TransformerLens: d_model)
+    d_hidden: int = Field(512, ge=1)  # MLP hidden width (paper: 4 x d_emb), transformer MLP width (d_mlp), RNN hidden
     depth: int = Field(1, ge=1)  # MLP hidden layers / transformer blocks / RNN layers
     act: Literal["relu", "gelu", "tanh", "silu"] = "relu"  # MLP and transformer-MLP activation
     n_heads: int = Field(4, ge=1)  # transformer attention heads
@@ -71,7 +71,7 @@ class ModelConfig(Section):
     emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
     freeze_emb: bool = False  # keep the embedding at its init
     bias: bool = True  # transformer: biases in Q/K/V/O and the unembedding (004's code, Nanda et al.: none)
-    # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_model), biases 0
+    # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_emb), biases 0
     # (004's code, Nanda et al.)
     init: Literal["torch", "scaled"] = "torch"
     input: Literal["embed", "value"] = "embed"  # lstm/birnn: tokens -> E, or each one raw float (002's BiRNN code)

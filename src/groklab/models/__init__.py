@@ -24,14 +24,14 @@ def build_model(cfg, task) -> nn.Module:
             model = MLP(n_classes, n_ctx, vocab if m.name == "mlp_emb" else None, d_emb=m.d_emb,
                         d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, tied=m.tied, **emb)
         elif m.name == "transformer":
-            model = Transformer(n_classes, n_ctx, vocab, d_model=m.d_emb, n_heads=m.n_heads, d_mlp=m.d_hidden,
-                                n_layers=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,
+            model = Transformer(n_classes, n_ctx, vocab, d_emb=m.d_emb, n_heads=m.n_heads, d_hidden=m.d_hidden,
+                                depth=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,
                                 init=m.init, **emb)
         elif m.name == "resnet18":
             model = ResNet18(n_classes, m.width, small=cfg.task.image <= 64)
         else:
             model = RNN(n_classes, vocab, kind="lstm" if m.name == "lstm" else "rnn", d_emb=m.d_emb,
-                        d_hidden=m.d_hidden, n_layers=m.depth, bidirectional=m.name == "birnn",
+                        d_hidden=m.d_hidden, depth=m.depth, bidirectional=m.name == "birnn",
                         dropout=m.dropout, value=m.input == "value", **emb)
     return model.to(dtype=getattr(torch, cfg.dtype))
 

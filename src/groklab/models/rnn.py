@@ -14,21 +14,21 @@ class RNN(nn.Module):
     scaled), which hands the network the order of the numbers that an embedding has to learn."""
 
     def __init__(self, p: int, vocab: int, kind: str = "lstm", d_emb: int = 128, d_hidden: int = 256,
-                 n_layers: int = 2, bidirectional: bool = False, dropout: float = 0.0,
+                 depth: int = 2, bidirectional: bool = False, dropout: float = 0.0,
                  emb_init_std: float = 1.0, emb_init: str = "normal", freeze_emb: bool = False,
                  value: bool = False):
         super().__init__()
         self.E = None if value else make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
         cls = {"lstm": nn.LSTM, "rnn": nn.RNN}[kind]
-        self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=n_layers, batch_first=True,
-                       bidirectional=bidirectional, dropout=dropout if n_layers > 1 else 0.0)  # between layers
+        self.rnn = cls(1 if value else d_emb, d_hidden, num_layers=depth, batch_first=True,
+                       bidirectional=bidirectional, dropout=dropout if depth > 1 else 0.0)  # between layers
         self.n_dir = 2 if bidirectional else 1
         self.U = nn.Linear(self.n_dir * d_hidden, p)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _, h_n = self.rnn(x.to(self.U.weight.dtype).unsqueeze(-1) if self.E is None else self.E(x))
         h_n = h_n[0] if isinstance(h_n, tuple) else h_n  # LSTM returns (h_n, c_n)
-        # h_n: [n_layers * n_dir, B, H]; the top layer's forward (and backward) final states
+        # h_n: [depth * n_dir, B, H]; the top layer's forward (and backward) final states
         top = h_n[-self.n_dir:].transpose(0, 1).flatten(1)
         return self.U(top)
 

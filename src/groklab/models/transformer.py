@@ -12,16 +12,16 @@ from groklab.models.mlp import ACTS
 class Block(nn.Module):
     """Causal self-attention + MLP, each with a residual; LayerNorm before (pre), after (post) or none."""
 
-    def __init__(self, d_model: int, n_heads: int, d_mlp: int, norm: str, act: str, dropout: float,
+    def __init__(self, d_emb: int, n_heads: int, d_hidden: int, norm: str, act: str, dropout: float,
                  bias: bool = True):
         super().__init__()
         self.n_heads, self.norm, self.dropout = n_heads, norm, dropout
         self.fused_attention = True  # scaled_dot_product_attention; False: plain matmuls (stacked members)
-        self.W_qkv = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked: one matmul
-        self.W_O = nn.Linear(d_model, d_model, bias=bias)
-        self.mlp = nn.Sequential(nn.Linear(d_model, d_mlp), ACTS[act](), nn.Linear(d_mlp, d_model))
+        self.W_qkv = nn.Linear(d_emb, 3 * d_emb, bias=bias)  # W_Q, W_K, W_V stacked: one matmul
+        self.W_O = nn.Linear(d_emb, d_emb, bias=bias)
+        self.mlp = nn.Sequential(nn.Linear(d_emb, d_hidden), ACTS[act](), nn.Linear(d_hidden, d_emb))
         make_norm = nn.LayerNorm if norm != "none" else lambda d: nn.Identity()
-        self.ln_attn, self.ln_mlp = make_norm(d_model), make_norm(d_model)
+        self.ln_attn, self.ln_mlp = make_norm(d_emb), make_norm(d_emb)
         # dropout modules only when used: nn.Dropout(0) still launches a kernel in training mode
         self.drop = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
 
@@ -42,7 +42,7 @@ class Block(nn.Module):
         return self.drop(self.W_O(a.transpose(1, 2).reshape(B, a.shape[2], D)))
 
     def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
-        """x [B, T, d_model] -> [B, T, d_model], or [B, 1, d_model] (last position) if last_only."""
+        """x [B, T, d_emb] -> [B, T, d_emb], or [B, 1, d_emb] (last position) if last_only."""
         res = x[:, -1:] if last_only else x
         if self.norm == "pre":
             x = res + self.attend(self.ln_attn(x), last_only)
@@ -57,22 +57,22 @@ class Transformer(nn.Module):
     The last block computes only the last position (its query, MLP and output): the logits are
     read there, and causal attention makes the earlier positions' outputs irrelevant.
     004's model (and Nanda et al.'s) is norm="none", bias=False (no Q/K/V/O or unembedding biases; the MLP
-    keeps its biases), init="scaled" (every weight and both embeddings N(0, 1/d_model), biases 0), act relu.
+    keeps its biases), init="scaled" (every weight and both embeddings N(0, 1/d_emb), biases 0), act relu.
     """
 
-    def __init__(self, p: int, n_ctx: int, vocab: int, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512,
-                 n_layers: int = 2, norm: str = "post", act: str = "gelu", dropout: float = 0.0,
+    def __init__(self, p: int, n_ctx: int, vocab: int, d_emb: int = 128, n_heads: int = 4, d_hidden: int = 512,
+                 depth: int = 2, norm: str = "post", act: str = "gelu", dropout: float = 0.0,
                  emb_init_std: float = 1.0, emb_init: str = "normal", freeze_emb: bool = False,
                  bias: bool = True, init: str = "torch"):
         super().__init__()
-        if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
-        std = d_model ** -0.5 if init == "scaled" else emb_init_std
-        self.E = make_embedding(vocab, d_model, std, emb_init, freeze_emb)  # W_E
-        self.pos = nn.Embedding(n_ctx, d_model)  # learned positions
-        self.blocks_ = nn.ModuleList(Block(d_model, n_heads, d_mlp, norm, act, dropout, bias) for _ in range(n_layers))
-        self.ln_final = nn.LayerNorm(d_model) if norm != "none" else nn.Identity()
-        self.U = nn.Linear(d_model, p, bias=bias)  # W_U
+        if d_emb % n_heads:
+            raise ValueError(f"d_emb={d_emb} must be divisible by n_heads={n_heads}")
+        std = d_emb ** -0.5 if init == "scaled" else emb_init_std
+        self.E = make_embedding(vocab, d_emb, std, emb_init, freeze_emb)  # W_E
+        self.pos = nn.Embedding(n_ctx, d_emb)  # learned positions
+        self.blocks_ = nn.ModuleList(Block(d_emb, n_heads, d_hidden, norm, act, dropout, bias) for _ in range(depth))
+        self.ln_final = nn.LayerNorm(d_emb) if norm != "none" else nn.Identity()
+        self.U = nn.Linear(d_emb, p, bias=bias)  # W_U
         self.drop = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
         if init == "scaled":
             with torch.no_grad():
@@ -80,7 +80,7 @@ class Transformer(nn.Module):
                     if name == "E.weight" or ".ln_" in name or name.startswith("ln_"):
                         continue  # the embedding has its own init; LayerNorms keep weight 1, bias 0
                     if t.dim() >= 2:
-                        t.normal_(0.0, d_model ** -0.5)
+                        t.normal_(0.0, d_emb ** -0.5)
                     else:
                         t.zero_()
 
