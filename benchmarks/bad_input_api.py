@@ -2,7 +2,7 @@
 (benchmarks/api_case.py); a refusal must be the one-line ConfigError, never a traceback."""
 import json
 
-TINY_CFG = {"p": 11, "task": "add", "model": {"d_emb": 8, "d_hidden": 32}, "steps": 30, "progress": False}
+TINY_CFG = {"p": 11, "task": "add", "model": {"d_emb": 8, "d_hidden": 32}, "steps": 30, "bar": False}
 API_CASES = [
     ("api-train-unknown-key", ["api", "train", json.dumps({"config": {"foo": 1}, "out": "{tmp}/o"})], "", 2,
      ["{tmp}/o"]),

@@ -7,9 +7,9 @@ from bad_input_api import API_CASES
 from bad_input_rules import RULES
 
 TINY = ["p=11", "task=add", "model.d_emb=8", "model.d_hidden=32", "steps=30", "batch_size=16", "eval.every=10",
-        "eval.log_points=0", "progress=false", "checkpoint_every=10"]
+        "eval.log_points=0", "bar=false", "checkpoint_every=10"]
 LONG = "a*b+" * 2500 + "a"  # a 10,001-character expression
-GRID = "base: {p: 11, task: add, model.d_emb: 8, model.d_hidden: 32, steps: 20, progress: false}\n"
+GRID = "base: {p: 11, task: add, model.d_emb: 8, model.d_hidden: 32, steps: 20, bar: false}\n"
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{c}: &{c} [{','.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))  # 10^9 nodes expanded

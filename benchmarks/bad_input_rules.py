@@ -6,7 +6,7 @@ must be refused in one line naming the field (exit 2) with nothing written. name
 RULES = {
     "k-on-add": ["task.K=3"],
     "bool-as-number": ["track.wandb=1"],
-    "bool-as-word": ["progress=yes"],
+    "bool-as-word": ["bar=yes"],
     "model-unknown": ["model=gpt"],
     "optim-unknown": ["optim=lion"],
     "encoding-unknown": ["encoding=utf8"],
@@ -89,7 +89,7 @@ RULES = {
     "value-dict-for-float": ["optim.lr={a: 1}"],
     "value-null-int": ["steps=null"],
     "p-string": ["p=ninety-seven"],
-    "bool-as-string": ["progress=maybe"],
+    "bool-as-string": ["bar=maybe"],
     "batch-negative": ["batch_size=-1"],
     "eval-chunk-0": ["eval.chunk=0"],
 }

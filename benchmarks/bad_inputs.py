@@ -133,7 +133,7 @@ def _repro_fixture(root: Path) -> None:
     out = root / "fixture-repro"
     if not (out / "fig6").exists():
         reproduce("embedding/fig6", out, profile="quick", seeds=1, jobs=1,
-                  overrides=("p=11", "steps=30", "model.d_emb=8", "model.d_hidden=32", "progress=false"))
+                  overrides=("p=11", "steps=30", "model.d_emb=8", "model.d_hidden=32", "bar=false"))
     if not (root / "fixture-archive").exists():
         archive(out, root / "fixture-archive")
 

@@ -29,7 +29,6 @@ ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions
 
 
 def _claims(archive: str, study: str) -> dict:
-    from groklab.report import arm_value
     from groklab.store import read_claims
 
     doc = read_claims(ROOT / archive / study)
@@ -41,7 +40,6 @@ def _claims(archive: str, study: str) -> dict:
 def headline(archive: str) -> str:
     """'N of M paper claims hold, K do not (J measurements beside), in S studies (R runs; T of training and
     analysis at G GFLOP/s; torch B)'."""
-    from groklab.report import arm_value
     from groklab.store import read_claims
     from groklab.store.archive import archived_runs, read_index
 

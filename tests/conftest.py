@@ -26,7 +26,7 @@ def _threads():
 def tiny(**kw) -> list[str]:
     """Overrides for a run that takes well under a second."""
     base = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
-            "eval.every": 10, "eval.log_points": 0, "progress": "false", "checkpoint_every": 10}
+            "eval.every": 10, "eval.log_points": 0, "bar": "false", "checkpoint_every": 10}
     base.update(kw)
     return [f"{k}={v}" for k, v in base.items()]
 
@@ -88,6 +88,6 @@ def tiny_sweep(root, grid: str = "grid: {optim.lr: [0.01, 0.003]}\nseeds: 2\n"):
 
     f = root / "g.yaml"
     f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 20, eval: {every: 5},\n"
-                 "       progress: false}\n" + grid)
+                 "       bar: false}\n" + grid)
     assert main(["sweep", str(f), "--out", str(root / "s"), "--quiet"]) == 0
     return root / "s"

@@ -54,6 +54,8 @@ def test_old_optimizer_names_still_work_with_a_deprecation_notice(capsys):
     o = make_config(base=old).optim
     assert (o.name, o.c, o.c_mode, o.decoupled) == ("adamw", 10.0, "fixed", True)
     assert make_config(["optim=sgd_lr", "optim.c=3"]).optim.c == 3.0
+    assert make_config(["progress=false"]).bar is False  # the bar's old name (now: the progress measures only)
+    assert "progress is deprecated" in capsys.readouterr().err
 
 
 def test_weight_decay_modes():

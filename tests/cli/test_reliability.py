@@ -186,7 +186,7 @@ def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path):
 
     (tmp_path / "g.yaml").write_text(
         "base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 10000000, batch_size: 16,\n"
-        "       eval: {every: 5000, log_points: 0}, stop: {early: false}, progress: false}\n"
+        "       eval: {every: 5000, log_points: 0}, stop: {early: false}, bar: false}\n"
         "grid: {optim.lr: [0.01]}\nseeds: [0, 1]\n")
     cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"),
            "--quiet", "--executor", "ray"]
@@ -224,7 +224,7 @@ def test_two_sweeps_on_one_out_share_the_runs(tmp_path):
 
     (tmp_path / "g.yaml").write_text(
         "base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 32}, steps: 300, batch_size: 16,\n"
-        "       eval: {every: 50, log_points: 0}, progress: false}\n"
+        "       eval: {every: 50, log_points: 0}, bar: false}\n"
         "grid: {optim.lr: [0.01, 0.003]}\nseeds: [0, 1]\n")
     cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"), "--quiet",
            "--json"]

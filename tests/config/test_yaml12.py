@@ -69,10 +69,10 @@ def test_booleans_and_non_decimal_numbers_are_not_numbers(override):
 
 
 def test_booleans_still_set_boolean_fields():
-    assert make_config(["progress=false", "stop.early=true"]).progress is False
+    assert make_config(["bar=false", "stop.early=true"]).bar is False
 
 
-@pytest.mark.parametrize("override", ["progress=1", "track.wandb=0", "stop.early=yes", "model.tied=on",
+@pytest.mark.parametrize("override", ["bar=1", "track.wandb=0", "stop.early=yes", "model.tied=on",
                                       "model.freeze_emb=2.0"])
 def test_numbers_and_words_are_not_booleans(override):  # pydantic would read 1, 'yes' and 'on' as true
     with pytest.raises(ConfigError, match=override.split("=")[0] + ".*must be true or false"):

@@ -3,7 +3,7 @@ from groklab import make_config, train
 
 # p=47, half the table for training, lr 0.01: measured to grok add in ~600 steps (~3 s, 1 thread)
 SMALL = ["p=47", "split.frac_train=0.5", "optim.lr=0.01", "batch_size=512", "model.d_emb=64",
-         "model.d_hidden=256", "eval.every=25", "eval.log_points=0", "progress=false", "stop.patience=50"]
+         "model.d_hidden=256", "eval.every=25", "eval.log_points=0", "bar=false", "stop.patience=50"]
 
 
 def test_mlp_with_embedding_groks_add_late():

@@ -4,7 +4,7 @@ import pytest
 from groklab import make_config, train
 
 BASE = ["task=add", "p=17", "split.frac_train=0.8", "batch_size=64", "eval.every=100", "eval.log_points=0",
-        "progress=false", "stop.target=0.95", "stop.patience=100", "optim=adamw", "optim.weight_decay=1",
+        "bar=false", "stop.target=0.95", "stop.patience=100", "optim=adamw", "optim.weight_decay=1",
         "model.d_emb=32"]
 RUNS = {
     "transformer": ["model=transformer", "model.depth=1", "model.d_hidden=128", "optim.lr=3e-3", "steps=2000"],

@@ -227,3 +227,33 @@ def test_a_field_added_after_the_archive_is_no_difference(arch, tmp_path):
         z.writelines(json.dumps(d) + "\n" for d in docs)
     doc = reproduce("embedding/fig6", tmp_path / "a", source=copy, **QUIET)[0]
     assert "stale" not in doc
+
+
+def test_a_key_renamed_after_the_archive_is_read_under_its_new_name(arch, tmp_path):
+    """An archive and a run folder written when the bar flag was `progress` read as `bar` (config.parse.RENAMED):
+    not stale, the same verdicts."""
+    import shutil
+
+    import yaml
+
+    from groklab.config import make_config
+    from groklab.store.run import RunStore
+
+    copy = tmp_path / "old"
+    shutil.copytree(arch, copy)
+    f = copy / "fig6" / "runs.jsonl.gz"
+    docs = [json.loads(x) for x in gzip.open(f, "rt")]
+    for d in docs:
+        d["config"] = {("progress" if k == "bar" else k): v for k, v in d["config"].items()}
+    with gzip.open(f, "wt") as z:
+        z.writelines(json.dumps(d) + "\n" for d in docs)
+    assert all("bar" in d["config"] and "progress" not in d["config"] for d in archived_runs(copy / "fig6"))
+    doc = reproduce("embedding/fig6", tmp_path / "a", source=copy, **QUIET)[0]
+    assert "stale" not in doc
+    reproduce("embedding/fig6", tmp_path / "b", source=arch, **QUIET)
+    assert _claims(tmp_path / "a" / "fig6" / "claims.json") == _claims(tmp_path / "b" / "fig6" / "claims.json")
+    run = tmp_path / "a" / "fig6" / "add" / "adam" / "s0"
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    (run / "config.yaml").write_text(yaml.safe_dump({("progress" if k == "bar" else k): v for k, v in cfg.items()}))
+    assert RunStore(run).config()["bar"] is False and "progress" not in RunStore(run).config()
+    assert make_config(["progress=false"]).bar is False  # a user's old name: accepted for a release, with a notice

@@ -45,7 +45,7 @@ def test_stacked_full_batch_runs_are_grouped_by_training_size(tmp_path):
     """STRIP holdouts at frac 0.5 of the table: k = 1 leaves 121 - 22 = 99 rows (60 trained), k = 7 leaves 33 (all
     trained): full-batch members of one stack need one size, so they form two populations, which both train."""
     f = _sweep(tmp_path, {"split.k": [1, 2, 7]}, seeds=[0], base={"p": 11, "task": "add", "sampler": "full",
-               "split": "strip", "split.frac_train": 0.5, "steps": 3, "eval.every": 1, "progress": False,
+               "split": "strip", "split.frac_train": 0.5, "steps": 3, "eval.every": 1, "bar": False,
                "model.d_emb": 8, "model.d_hidden": 16})
     runs = expand(load_sweep(f), tmp_path / "out")
     units, _, _ = plan(runs, "stacked")
@@ -129,7 +129,7 @@ def test_summarize_a_synthetic_store(tmp_path, capsys):
         for seed, (t_train, t_test, acc) in enumerate(seeds):
             run = tmp_path / opt / f"seed={seed}"
             run.mkdir(parents=True)
-            cfg = make_config([f"optim={opt}", f"seed={seed}", f"progress={seed % 2 == 0}"]).to_dict()
+            cfg = make_config([f"optim={opt}", f"seed={seed}", f"bar={seed % 2 == 0}"]).to_dict()
             (run / "config.yaml").write_text(yaml.safe_dump(cfg))
             gap = None if t_test is None else t_test - t_train
             (run / "summary.json").write_text(json.dumps({
@@ -162,7 +162,7 @@ def test_summary_names_points_as_their_directories_with_one_column_per_setting(t
 
     f = tmp_path / "g.yaml"
     f.write_text("base: {p: 11, task: add, model: {d_emb: 8, d_hidden: 16}, steps: 10, eval: {every: 5},\n"
-                 "       progress: false}\ngrid: {optim.lr: [0.01, 0.003], batch_size: [16]}\nseeds: 1\n")
+                 "       bar: false}\ngrid: {optim.lr: [0.01, 0.003], batch_size: [16]}\nseeds: 1\n")
     assert cli(["sweep", str(f), "--out", str(tmp_path / "s"), "--quiet"]) == 0
     df = summarize(tmp_path / "s")
     dirs = sorted(p.name for p in (tmp_path / "s").iterdir() if p.is_dir())

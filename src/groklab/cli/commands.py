@@ -77,7 +77,7 @@ def cmd_demo(args) -> int:
 def cmd_sweep(args) -> int:
     from groklab.engine.setup import preflight
     from groklab.store import check_out, make_out, write_sweep_file
-    from groklab.sweep import EXECUTORS, Progress, expand, load_sweep, plan, run_units
+    from groklab.sweep import EXECUTORS, SweepBar, expand, load_sweep, plan, run_units
 
     # checked here, before the sweep directory is created
     if args.executor not in EXECUTORS:
@@ -93,11 +93,11 @@ def cmd_sweep(args) -> int:
     write_sweep_file(make_out(out), Path(args.file).read_text())
     print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {len(busy)} being written by another "
           f"process, {sum(map(len, units))} to run in {len(units)} population(s)) -> {out}", file=sys.stderr)
-    progress = Progress(len(runs), len(done) + len(busy), show=not args.quiet)
+    bar = SweepBar(len(runs), len(done) + len(busy), show=not args.quiet)
     try:
-        results = run_units(units, args.packing, args.executor, args.workers, args.address, progress)
+        results = run_units(units, args.packing, args.executor, args.workers, args.address, bar)
     finally:
-        progress.close()
+        bar.close()
     failed = [name for name, status in results if status.startswith("failed") or status == "diverged"]
     busy += [name for name, status in results if status.startswith("busy")]
     tally = {"out": str(out), "runs": len(runs), "skipped": len(done),

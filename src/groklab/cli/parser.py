@@ -53,7 +53,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = _sub(sub, "train", c.cmd_train, "train one run: groklab train task=mul model=mlp_emb optim=adam optim.c=10",
              "Train one run. Keys: task, p, encoding, split.*, model.*, optim.*, batch_size, sampler, steps, seed, "
-             "eval.*, grok.*, stop.*, checkpoint_every, checkpoint_keep, measures.*, device, dtype, progress.")
+             "eval.*, grok.*, stop.*, checkpoint_every, checkpoint_keep, measures.*, device, dtype, bar.")
     t.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides")
     t.add_argument("--config", help="YAML config file, applied before the overrides")
     t.add_argument("--out", help="run directory to create (default: runs/<task>-p<p>-<model>-...)")

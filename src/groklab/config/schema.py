@@ -223,11 +223,26 @@ class Config(Section):
     # and Adam moments turn subnormal and each op on them is ~100x slower: measured 6x faster steps
     # late in a run (p=47, batch 64); values below 1.2e-38 (float32) become 0.
     flush_denormal: bool = True
-    progress: bool = True  # live progress bar
+    bar: bool = True  # live progress bar (stored configs before 2026-11-26 name it `progress`: config/parse.py)
     track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
+
+    # top-level keys renamed since configs were first stored, old -> new; "progress" now means only the progress
+    # measures (MED, norms). A user's old name is accepted for one release with a notice; stored configs (run
+    # folders, results archives) are read through config.parse.upgrade, silently
+    RENAMED: ClassVar[dict] = {"progress": "bar"}
+    DEPRECATED_KEYS: ClassVar[tuple] = tuple(RENAMED)
 
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(old in data for old in cls.RENAMED):
+            for old in cls.RENAMED.keys() & data.keys():
+                deprecated(old, cls.RENAMED[old])
+            data = {cls.RENAMED.get(k, k): v for k, v in data.items()}
+        return data
 
     @model_validator(mode="after")
     def _rules(self) -> "Config":

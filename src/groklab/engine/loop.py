@@ -84,7 +84,7 @@ def run(stepper: Stepper, records: list[RunRecord]) -> None:
     step, t0 = records[0].start, time.perf_counter()
     cfg0 = records[0].cfg
     desc = f"{cfg0.task.expr or cfg0.task.name} {cfg0.model.name}" + (f" x{len(records)}" if len(records) > 1 else "")
-    bar = progress_bar(any(r.cfg.progress for r in records), total=max(r.cfg.steps for r in records),
+    bar = progress_bar(any(r.cfg.bar for r in records), total=max(r.cfg.steps for r in records),
                        initial=step, unit="step", dynamic_ncols=True, desc=desc)
     try:
         while True:

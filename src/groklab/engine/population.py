@@ -21,7 +21,7 @@ STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb", "transformer"), ("sgd", "ada
 STACKED_SAMPLERS = ("epoch", "replacement", "full")
 # The config keys stacked members may differ in; every other key must be equal across members.
 PER_MEMBER = ("seed", "split.", "optim.lr", "optim.weight_decay", "optim.c", "steps", "eval.", "grok.", "stop.",
-              "checkpoint_every", "checkpoint_keep", "progress", "model.emb_init_std", "model.freeze_emb", "track.",
+              "checkpoint_every", "checkpoint_keep", "bar", "model.emb_init_std", "model.freeze_emb", "track.",
               "measures.")
 
 

@@ -70,7 +70,7 @@ class RunRecord:
         if mode == "auto" and on_disk != cfg:
             # a run stored before the entropy sampler's defaults changed is still the same run
             unused = () if "entropy" in (cfg.sampler, on_disk.sampler) else ENTROPY_KNOBS
-            diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("progress", *unused))
+            diff = differences(on_disk.to_dict(), cfg.to_dict(), ignore=("bar", *unused))
             if diff:
                 raise ConfigError("out", str(self.out), f"holds a run with a different config ({diff[0]}); "
                                   "use a new out directory")

@@ -41,7 +41,7 @@ from groklab.store import (
 )
 from groklab.store.archive import lacking, unpack
 from groklab.store.run import differences
-from groklab.sweep import Progress, Run, plan, run_units
+from groklab.sweep import Run, SweepBar, plan, run_units
 
 
 def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable = print,
@@ -55,11 +55,11 @@ def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable 
          + (f"; {len(busy)} being trained by another process" if busy else ""))
     for r in (r for unit in units for r in unit):
         clear_error(r.out)  # a retried run is judged by its new outcome
-    progress = Progress(len(runs), len(done), show=echo is print)
+    bar = SweepBar(len(runs), len(done), show=echo is print)
     try:
-        ran = run_units(units, packing, "process" if jobs > 1 else "inprocess", jobs, progress=progress, echo=echo)
+        ran = run_units(units, packing, "process" if jobs > 1 else "inprocess", jobs, bar=bar, echo=echo)
     finally:
-        progress.close()
+        bar.close()
     results = {r.name: read_summary(r.out) for r in runs}
     for name, status in ran:
         if status.startswith("failed"):  # the run crashed: keep the reason beside its files
@@ -206,7 +206,7 @@ def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
     config the study makes for it today (none: the archive is today's study)."""
     out = {}
     for name, cfg in wanted.items():
-        diff = differences(_resolved(RunStore(root / name).config()), cfg, ignore=("progress",))
+        diff = differences(_resolved(RunStore(root / name).config()), cfg, ignore=("bar",))
         if diff:
             out[name] = diff[0]
     return out

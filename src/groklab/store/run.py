@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import yaml
 
-from groklab.config.parse import flatten
+from groklab.config.parse import flatten, upgrade
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import (
     atomic_write,
@@ -39,7 +39,7 @@ CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
 # in results archives, so re-judging reads it instead of recomputing it from the weights
 # how to go on from a used directory, for the CLI and for Python alike
 RESUME_HINT = "already holds a run; resume it (groklab train --resume DIR, or train(resume=DIR)) or pick a new out"
-RESUMABLE_CHANGES = ("steps", "progress")  # settings that may differ between a checkpoint and its resume
+RESUMABLE_CHANGES = ("steps", "bar")  # settings that may differ between a checkpoint and its resume
 RESUME_KEYS = ("model", "optimizer", "tracker", "wall_s", "eval_s", "last_eval", "last")  # what a resume reads
 ANALYSIS = "analysis"
 
@@ -118,7 +118,7 @@ class RunStore:
 
     # -- config and summary --------------------------------------------------------------
     def config(self) -> dict:
-        return read_yaml_mapping(self.path / CONFIG)
+        return upgrade(read_yaml_mapping(self.path / CONFIG))
 
     def write_config(self, config: dict) -> None:
         atomic_write(self.path / CONFIG, yaml.safe_dump(config, sort_keys=False))

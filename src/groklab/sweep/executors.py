@@ -1,4 +1,4 @@
-"""Run a sweep's units of work in-process, in a local process pool, or on a Ray cluster, with live progress."""
+"""Run a sweep's units of work in-process, in a local process pool, or on a Ray cluster, with a live bar."""
 from __future__ import annotations
 
 import os
@@ -72,7 +72,7 @@ def _stop(procs: list, grace: float = STOP_WAIT_S) -> None:
             proc.join(1.0)
 
 
-class Progress:
+class SweepBar:
     """Runs done / running / failed and an ETA from the pace so far; one bar for the whole sweep."""
 
     def __init__(self, total: int, done: int, show: bool = True):
@@ -102,7 +102,7 @@ class Progress:
 
 
 def run_units(units: list, packing: str, executor: str = "inprocess", workers: int | None = None,
-              address: str | None = None, progress: Progress | None = None, echo=print, work=None) -> list:
+              address: str | None = None, bar: SweepBar | None = None, echo=print, work=None) -> list:
     """Run every unit; returns [(run name, status or 'failed: reason')]. Ctrl-C stops and re-raises.
     `work`: what a pool worker runs per unit (default pool_unit; a module-level function, for tests)."""
     work = work or pool_unit
@@ -119,12 +119,12 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
             out.extend((name, f"failed: {error}") for name, _, _ in unit)
             failed = len(unit)
             echo(f"groklab sweep: {len(unit)} run(s) failed ({unit[0][0]} ...): {error}")
-        if progress is not None:
-            progress.finished(len(unit), failed)
+        if bar is not None:
+            bar.finished(len(unit), failed)
 
     if executor == "inprocess":
         for unit in payload:
-            progress and progress.started(len(unit))
+            bar and bar.started(len(unit))
             try:
                 record(unit, run_unit(unit, packing))
             except (ConfigError, KeyboardInterrupt):
@@ -137,9 +137,9 @@ def run_units(units: list, packing: str, executor: str = "inprocess", workers: i
         given = handed(workers)  # each run then takes usable CPUs // workers threads (engine/threads.py)
         queue = list(payload)
         while queue:  # a worker that died breaks its pool: its units run again alone, the rest in a new pool
-            _isolate(_in_pool(queue, packing, workers, given, record, progress, work), packing, given, record, work)
+            _isolate(_in_pool(queue, packing, workers, given, record, bar, work), packing, given, record, work)
         return out
-    _run_ray(payload, packing, address, record, progress)
+    _run_ray(payload, packing, address, record, bar)
     return out
 
 
@@ -150,7 +150,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker)
 
 
-def _in_pool(queue: list, packing: str, workers: int, given: tuple, record, progress, work) -> list:
+def _in_pool(queue: list, packing: str, workers: int, given: tuple, record, bar, work) -> list:
     """Run units from `queue` (consumed) with at most `workers` in flight, recording each; returns the units in
     flight when a worker died and broke the pool (any of them may be the cause), [] once the queue is done."""
     with _pool(workers) as pool:
@@ -160,7 +160,7 @@ def _in_pool(queue: list, packing: str, workers: int, given: tuple, record, prog
                 while queue and len(pending) < workers:
                     unit = queue.pop(0)
                     pending[pool.submit(work, unit, packing, given)] = unit
-                    progress and progress.started(len(unit))
+                    bar and bar.started(len(unit))
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 broken = []
                 for f in finished:
@@ -203,7 +203,7 @@ def _halt(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_ray(payload, packing, address, record, progress) -> None:
+def _run_ray(payload, packing, address, record, bar) -> None:
     try:
         import ray
     except ImportError:
@@ -219,7 +219,7 @@ def _run_ray(payload, packing, address, record, progress) -> None:
     task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(run_unit)
     given = handed(1)  # one CPU per task
     pending = {task.remote(unit, packing, given): unit for unit in payload}
-    progress and progress.started(sum(map(len, payload)))
+    bar and bar.started(sum(map(len, payload)))
     try:
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

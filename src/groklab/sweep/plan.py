@@ -107,7 +107,7 @@ def expand(sweep: Sweep, out: str | Path) -> list[Run]:
     for values in itertools.product(*(sweep.grid[k] for k in keys)):
         point = ",".join(f"{k}={_label(v)}" for k, v in zip(keys, values)) or "base"
         for seed in sweep.seeds:
-            base = {**sweep.base, **dict(zip(keys, values)), **{k: seed for k in sweep.seed_keys}, "progress": False}
+            base = {**sweep.base, **dict(zip(keys, values)), **{k: seed for k in sweep.seed_keys}, "bar": False}
             cfg = make_config(base=base)
             name = f"{point}/seed={seed}"
             if name in names:

@@ -19,7 +19,7 @@ from groklab.sweep.plan import seed_keys_of
 EVENTS = ("t_train", "t_test", "gap")  # censored where not reached: Kaplan-Meier medians
 FINALS = ("final/train_acc", "final/test_acc")
 FAILED = ("diverged", "failed")  # statuses of runs that ended without a result
-IGNORED = ("progress", "checkpoint_every", "device", "track.")  # settings that do not change the science
+IGNORED = ("bar", "checkpoint_every", "device", "track.")  # settings that do not change the science
 
 
 def _stats(values: list) -> dict:

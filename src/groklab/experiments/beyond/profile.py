@@ -13,7 +13,7 @@ P_PAPER = 97  # the paper's modulus; holdout sizes k are stated for it
 MODEL = ["model=transformer", "model.depth=1", "model.norm=none", "model.bias=false", "model.init=scaled",
          "model.act=relu", "model.n_heads=4", "encoding=eq", "optim=adamw", "optim.betas=[0.9,0.98]",
          "optim.weight_decay=1", "optim.warmup=10", "sampler=full", "split.frac_train=0.3", "stop.early=false",
-         "task=add", "eval.log_points=0", "progress=false"]
+         "task=add", "eval.log_points=0", "bar=false"]
 # quick: p = 41 (k scaled by 41/97), the paper's widths (d_model 128, d_mlp 512), lr 0.01. Calibrated on the
 # random 30% split, 5 seeds, 15,000-step cap, at p = 37, 41 and 59 (docs/results.md, 2026-11-25): d_model 64
 # plateaued at test 0.78-0.96 on 4 of 5 seeds at p = 37 (lr 0.01, also with a cosine decay, wd 3, or lr 0.005 +

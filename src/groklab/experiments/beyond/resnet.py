@@ -54,7 +54,7 @@ TITLE = "ResNet-18 on 2 x 2 grids of polygons, label the sum of their sides (qui
 PAPER = ("The model rapidly reaches near-perfect training accuracy, while test accuracy improves much more "
          "slowly, eventually rising after a prolonged period: grokking in a deep convolutional network.")
 TASK = ["task=shapes", "model=resnet18", "task.cells=2", "sampler=epoch", "optim.lr=0.001", "stop.early=false",
-        "eval.log_points=0", "progress=false"]
+        "eval.log_points=0", "bar=false"]
 # quick: 1,296 grids of 6 pictures (648 to train), 32 px, the ResNet-18 topology at width 8; AdamW wd 1 at batch
 # 100 fits by step ~200 and rises after a loss spike at ~1,600-2,900 (seed-dependent: within 2,500 steps on 1 of 5
 # seeds, 3 of 3 continued seeds by 5,000; docs/results.md); wd 1.5-2 rise sooner, but within 5 fitting times

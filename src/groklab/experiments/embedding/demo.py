@@ -23,7 +23,7 @@ COLUMNS = ("status", "steps", "t_train", "t_test", "gap", "final/train_acc", "fi
 def demo_configs(p: int = 47, steps: int = 6000, seeds: int = 3, frac: float = 0.5) -> dict:
     """Run name -> Config for every (task, variant, seed) of the demo."""
     base = [f"p={p}", f"steps={steps}", f"split.frac_train={frac}", "optim.lr=0.01", "batch_size=512",
-            "eval.every=25", "eval.log_points=20", "stop.patience=200", "progress=false"]
+            "eval.every=25", "eval.log_points=20", "stop.patience=200", "bar=false"]
     out = {}
     for task in ("add", "mul"):
         for label, extra in VARIANTS.items():

@@ -14,7 +14,7 @@ PAPER = ["p=97", "split.test_reserve=0.2", "split.frac_train=0.3", "model.d_emb=
 
 def base_overrides(profile: str, quick: list[str], paper: list[str]) -> list[str]:
     """The profile's shared sizes, then the figure's own overrides for it (no progress bar)."""
-    return ["progress=false"] + (QUICK + quick if profile == "quick" else PAPER + paper)
+    return ["bar=false"] + (QUICK + quick if profile == "quick" else PAPER + paper)
 
 
 # Settings paper 000 leaves unstated that many studies share (experiments/assumptions.py); each study lists them.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-COMMON = ["task=add", "split.name=random", "stop.early=false", "progress=false", "eval.log_points=0"]
+COMMON = ["task=add", "split.name=random", "stop.early=false", "bar=false", "eval.log_points=0"]
 ARCH = {
     "transformer": ["model=transformer", "model.depth=2", "model.d_emb=128", "model.n_heads=4", "model.d_hidden=512",
                     "model.norm=post", "model.act=relu", "optim=adamw", "optim.betas=[0.9,0.98]",
