@@ -109,3 +109,20 @@ def test_not_below_is_one_sided_non_inferiority():
     assert levels.not_below("x", "", "acc", v, "dead", "dead2", 0.05, floor=0.9).holds is False
     assert levels.not_below("x", "", "acc", {"a": [1.0]}, "a", "b", 0.05).reason == "precondition"
     assert levels.not_below("x", "", "acc", {"a": [1.0], "b": [1.0]}, "a", "b", 0.05).holds is not True  # 1 seed
+
+
+def test_a_contrast_with_a_least_effect_is_answered_by_a_narrow_interval():
+    """With `smallest`, a CI that rules out every difference that large on the claimed side does not hold (a
+    minimum-effect test); a CI wide enough to hold it stays underpowered; a difference beyond noise still holds."""
+    flat = {"a": [0.111, 0.112, 0.110, 0.113, 0.111], "b": [0.112, 0.111, 0.113, 0.112, 0.110]}
+    plain = levels.contrast("x", "", "share", flat, "a", "b", 1)
+    assert plain.holds is None and plain.reason == "underpowered"  # without a least effect: no answer
+    c = levels.contrast("x", "", "share", flat, "a", "b", 1, smallest=0.05)
+    assert c.holds is False and c.reason == "" and "rules out a difference of 0.05" in c.note
+    assert "or below 0.05" in c.statistic
+    wide = {"a": [0.1, 0.5, 0.9], "b": [0.3, 0.5, 0.7]}
+    assert levels.contrast("x", "", "share", wide, "a", "b", 1, smallest=0.05).reason == "underpowered"
+    peaked = {"a": [0.99, 0.98, 0.99], "b": [0.11, 0.12, 0.11]}
+    assert levels.contrast("x", "", "share", peaked, "a", "b", 1, smallest=0.05).holds is True
+    lower = {"a": [0.50, 0.51, 0.52], "b": [0.511, 0.505, 0.51]}  # sign -1: a below b by at least 0.05?
+    assert levels.contrast("x", "", "share", lower, "a", "b", -1, smallest=0.05).holds is False

@@ -70,12 +70,14 @@ def all_of(id: str, text: str, parts: dict[str, Claim]) -> Claim:
 
 
 def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, sign: int,
-             floor: float | None = None) -> Claim:
+             floor: float | None = None, smallest: float | None = None) -> Claim:
     """`a` minus `b` has the sign `sign` (+1 or -1) beyond seed noise, and with `floor` the mean of a reaches it
     (better than a dead run is not "generalizes"). Event times (a `Times` list) are compared as censored
     data (claims.sooner); levels by a difference of means with a 95% bootstrap CI: holds when the CI lies on
     the claimed side, does not hold when it lies wholly on the other (or a's mean misses `floor`), else
-    inconclusive (underpowered)."""
+    inconclusive (underpowered). With `smallest`, the least difference the claim is about (a minimum-effect
+    test): an interval that rules out every difference that large on the claimed side does not hold either --
+    a CI narrower than the effect it is asked about is an answer, not an underpowered one."""
     va, vb = values.get(a, []), values.get(b, [])
     if isinstance(va, Times) or isinstance(vb, Times):
         later = {1: (b, a), -1: (a, b)}[sign]  # sign +1: a later, i.e. b reaches it first
@@ -87,12 +89,17 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     stat = (f"{what} per seed; difference of means {a} - {b} with a 95% percentile-bootstrap CI over seeds; "
             f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
             "; does not hold if the whole CI is on the other side"
+            + ("" if smallest is None else f" or {'below' if sign > 0 else 'above'} {sign * smallest:.4g}")
             + ("" if floor is None else " (or the floor is missed)") + "; otherwise inconclusive")
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
            "lo": d["lo"], "hi": d["hi"], "n": [len(va), len(vb)]}
     low = floor is not None and (agg[f"mean_{a}"] or 0.0) < floor
-    c = Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign and not low)
-    if not c.holds and not low and d["diff"] is not None and d["sign"] != -sign:
+    short = smallest is not None and d["diff"] is not None and sign * (d["hi"] if sign > 0 else d["lo"]) < smallest
+    c = Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign and not low and not short)
+    if short:
+        c.note = (f"the CI [{d['lo']:.3g}, {d['hi']:.3g}] rules out a difference of {smallest:.4g} or more on the "
+                  f"claimed side (n = {len(va)}, {len(vb)})")
+    elif not c.holds and not low and d["diff"] is not None and d["sign"] != -sign:
         said = "the claimed" if d["diff"] * sign > 0 else "the other"
         c.inconclusive("underpowered", f"the difference has {said} sign but its CI holds 0 (n = "
                                        f"{len(va)}, {len(vb)})")
