@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import sys
 
+# progress=false: the bar flag under its name before 2026-11-26 (`bar`), which later trees still read (deprecated),
+# so one script times trees from either side of the rename
 RUN = r"""
 import json, sys, torch
 from groklab import make_config, train
