@@ -126,3 +126,5 @@ def test_a_contrast_with_a_least_effect_is_answered_by_a_narrow_interval():
     assert levels.contrast("x", "", "share", peaked, "a", "b", 1, smallest=0.05).holds is True
     lower = {"a": [0.50, 0.51, 0.52], "b": [0.511, 0.505, 0.51]}  # sign -1: a below b by at least 0.05?
     assert levels.contrast("x", "", "share", lower, "a", "b", -1, smallest=0.05).holds is False
+    one = levels.contrast("x", "", "share", {"a": [0.11], "b": [0.11]}, "a", "b", 1, smallest=0.05)
+    assert one.holds is not False  # one seed has no interval to rule anything out

@@ -15,9 +15,7 @@ from groklab.errors import ConfigError
 def upgrade(config: dict) -> dict:
     """A stored config (a run folder's, an archive's) with keys renamed since it was written under their current
     names (Config.RENAMED), without the notice a user's old name gets; the stored mapping is not changed."""
-    if not any(old in config for old in Config.RENAMED):
-        return config
-    return {Config.RENAMED.get(k, k): v for k, v in config.items()}
+    return Config.renamed(config)
 
 
 # A sub-config given a plain value sets its `name` (`model=mlp_emb`); a task given an

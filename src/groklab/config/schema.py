@@ -235,14 +235,21 @@ class Config(Section):
     def to_dict(self) -> dict:
         return self.model_dump(mode="json")
 
+    @classmethod
+    def renamed(cls, data: dict) -> dict:
+        """`data` with its old top-level keys under their current names (a new dict where one was renamed)."""
+        if not any(old in data for old in cls.RENAMED):
+            return data
+        return {cls.RENAMED.get(k, k): v for k, v in data.items()}
+
     @model_validator(mode="before")
     @classmethod
     def _old_names(cls, data: Any) -> Any:
-        if isinstance(data, dict) and any(old in data for old in cls.RENAMED):
-            for old in cls.RENAMED.keys() & data.keys():
-                deprecated(old, cls.RENAMED[old])
-            data = {cls.RENAMED.get(k, k): v for k, v in data.items()}
-        return data
+        if not isinstance(data, dict):
+            return data
+        for old in cls.RENAMED.keys() & data.keys():
+            deprecated(old, cls.RENAMED[old])
+        return cls.renamed(data)
 
     @model_validator(mode="after")
     def _rules(self) -> "Config":

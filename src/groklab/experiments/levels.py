@@ -94,7 +94,8 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
            "lo": d["lo"], "hi": d["hi"], "n": [len(va), len(vb)]}
     low = floor is not None and (agg[f"mean_{a}"] or 0.0) < floor
-    short = smallest is not None and d["diff"] is not None and sign * (d["hi"] if sign > 0 else d["lo"]) < smallest
+    edge = d["hi"] if sign > 0 else d["lo"]  # the CI's end on the claimed side (one seed gives no interval)
+    short = smallest is not None and min(len(va), len(vb)) >= 2 and edge is not None and sign * edge < smallest
     c = Claim(id, text, stat, {a: va, b: vb}, agg, d["sign"] == sign and not low and not short)
     if short:
         c.note = (f"the CI [{d['lo']:.3g}, {d['hi']:.3g}] rules out a difference of {smallest:.4g} or more on the "

@@ -18,8 +18,8 @@ Differences from the paper and its released code:
   shrinks as K grows" compares K = 3 with K = 2 (levels.contrast on the censored gaps); the quick MLP at the quick
   MLP's lr 3e-3 with a 40,000-step cap (its K = 2 needs up to 27,100; lr 5e-3 left K = 3 at batch 256 unfit: QUICK).
 - Horizon: 002 gives none ("due to time constraints"); ours 50,000 steps for the Transformer and MLP, 30,000 for
-  the BiRNN (paper profile, eval every 500); quick up to 12,000 (the MLP 40,000), ended 300 steps after test acc 0.99 (the gap
-  needs only t_train and t_test), eval every 100; the quick BiRNN 6,000 steps, eval every 50.
+  the BiRNN (paper profile, eval every 500); quick up to 12,000 (the MLP 40,000), ended 300 steps after test acc
+  0.99 (the gap needs only t_train and t_test), eval every 100; the quick BiRNN 6,000 steps, eval every 50.
 - BiRNN: Fig 11's AdamW wd 1, lr 5e-4, batch 256 at K = 3, 3 layers (Fig 11 also runs 2, 4, 5); wd 0 is Adam
   (= AdamW with wd 0). Hidden 128 (Task 2.3; the quick width: profile.py); Fig 12 uses 64.
 - 002's weight-decay evidence (Fig 12, t4-BiRNN/biRNN.py) is another setting: AdamW lr 1e-5, wd {0, 0.25, 0.75,
@@ -85,7 +85,8 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     common = ["task=sum", "split.frac_train=0.5", f"p={p}"]
     out = []
     for arch in ARCHS:
-        base = model(arch, profile) + common + budget(profile, MLP_QUICK_STEPS if arch == "mlp" else 12_000, 100, 50_000)
+        quick_steps = MLP_QUICK_STEPS if arch == "mlp" else 12_000
+        base = model(arch, profile) + common + budget(profile, quick_steps, 100, 50_000)
         base += QUICK if profile == "quick" else []
         out += grid_runs({f"{arch}-{c}": [f"task.K={k}"] + batch(b, p ** k // 2)
                           for c, (k, b) in shapes(arch, profile).items()}, base, seeds)
