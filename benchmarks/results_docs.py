@@ -82,8 +82,8 @@ def assumptions(archive: str) -> str:
         for a in doc.get("assumptions", []):
             absent = any(c.get("sensitivity", {}).get(a["field"], {}).get("verdict", "").startswith("not judged")
                          for c in doc["claims"])
-            arm = f"{arm_value(a)} (`{a['arm']}/`{': declared, not yet trained' if absent else ''})" \
-                if a.get("arm") else "–"
+            gap = ": declared; not trained whole at the archive's seeds" if absent else ""
+            arm = f"{arm_value(a)} (`{a['arm']}/`{gap})" if a.get("arm") else "–"
             rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)
 

@@ -108,7 +108,8 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
     per-seed values and aggregate)."""
     entry = {"ours": a.ours, "other": " ".join((a.other, *a.extra))}
     if alt is None:
-        claim.sensitivity[a.field] = {**entry, "at": a.other, "verdict": "not judged (the arm has no runs)"}
+        claim.sensitivity[a.field] = {**entry, "at": a.other,
+                                      "verdict": "not judged (the arm is not trained whole at these seeds)"}
         return claim
     if alt.holds is not None and claim.holds is None and claim.reason == "precondition":
         ours = {**entry, "judged_with": a.other, "at": a.ours, "verdict": verdict_of(claim.holds, claim.reason),
