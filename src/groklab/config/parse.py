@@ -12,12 +12,6 @@ from groklab.config.yaml12 import loads
 from groklab.errors import ConfigError
 
 
-def upgrade(config: dict) -> dict:
-    """A stored config (a run folder's, an archive's) with keys renamed since it was written under their current
-    names (Config.RENAMED), without the notice a user's old name gets; the stored mapping is not changed."""
-    return Config.renamed(config)
-
-
 # A sub-config given a plain value sets its `name` (`model=mlp_emb`); a task given an
 # expression sets a polynomial task (`task=a^2+b`).
 def _shorthand(key: str, value: Any) -> Any:

@@ -223,12 +223,12 @@ class Config(Section):
     # and Adam moments turn subnormal and each op on them is ~100x slower: measured 6x faster steps
     # late in a run (p=47, batch 64); values below 1.2e-38 (float32) become 0.
     flush_denormal: bool = True
-    bar: bool = True  # live progress bar (stored configs before 2026-11-26 name it `progress`: config/parse.py)
+    bar: bool = True  # live progress bar (`progress` in configs stored before 2026-11-26: RENAMED below)
     track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
 
     # top-level keys renamed since configs were first stored, old -> new; "progress" now means only the progress
     # measures (MED, norms). A user's old name is accepted for one release with a notice; stored configs (run
-    # folders, results archives) are read through config.parse.upgrade, silently
+    # folders, results archives) are read through `renamed`, silently
     RENAMED: ClassVar[dict] = {"progress": "bar"}
     DEPRECATED_KEYS: ClassVar[tuple] = tuple(RENAMED)
 
@@ -237,7 +237,8 @@ class Config(Section):
 
     @classmethod
     def renamed(cls, data: dict) -> dict:
-        """`data` with its old top-level keys under their current names (a new dict where one was renamed)."""
+        """`data` with its old top-level keys under their current names (a new dict where one was renamed; `data`
+        itself is not changed). The store reads every stored config through it, without the user's notice."""
         if not any(old in data for old in cls.RENAMED):
             return data
         return {cls.RENAMED.get(k, k): v for k, v in data.items()}

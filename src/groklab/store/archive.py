@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import yaml
 
-from groklab.config.parse import upgrade
+from groklab.config.schema import Config
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, tmp_name, write_json
 from groklab.store.run import ANALYSIS, ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
@@ -167,7 +167,7 @@ def archived_runs(study: str | Path) -> Iterator[dict]:
                 if not isinstance(doc, dict) or not isinstance(doc.get("run"), str):
                     raise StoreError(f, "each line must be an object with a 'run' name", i)
                 if isinstance(doc.get("config"), dict):
-                    doc["config"] = upgrade(doc["config"])
+                    doc["config"] = Config.renamed(doc["config"])
                 yield doc
     except FileNotFoundError:
         raise StoreError(f, "missing") from None

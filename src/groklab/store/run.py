@@ -15,7 +15,8 @@ import numpy as np
 import torch
 import yaml
 
-from groklab.config.parse import flatten, upgrade
+from groklab.config.parse import flatten
+from groklab.config.schema import Config
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import (
     atomic_write,
@@ -118,7 +119,7 @@ class RunStore:
 
     # -- config and summary --------------------------------------------------------------
     def config(self) -> dict:
-        return upgrade(read_yaml_mapping(self.path / CONFIG))
+        return Config.renamed(read_yaml_mapping(self.path / CONFIG))
 
     def write_config(self, config: dict) -> None:
         atomic_write(self.path / CONFIG, yaml.safe_dump(config, sort_keys=False))

@@ -16,7 +16,8 @@ Differences from the paper and its released code:
   Transformer and Task 2.2's MLP (3 ReLU layers: see mlp.py), the shared settings (profile.py).
 - Quick: no K = 4 (both models stay at chance on its 139,920 rows for thousands of steps: SHAPES), so "the gap
   shrinks as K grows" compares K = 3 with K = 2 (levels.contrast on the censored gaps); the quick MLP at the quick
-  MLP's lr 3e-3 with a 40,000-step cap (its K = 2 needs up to 27,100; lr 5e-3 left K = 3 at batch 256 unfit: QUICK).
+  MLP's lr 3e-3 with a 40,000-step cap (its K = 2 needs up to 27,100; lr 5e-3 left K = 3 at batch 256 unfit:
+  MLP_QUICK_STEPS).
 - Horizon: 002 gives none ("due to time constraints"); ours 50,000 steps for the Transformer and MLP, 30,000 for
   the BiRNN (paper profile, eval every 500); quick up to 12,000 (the MLP 40,000), ended 300 steps after test acc
   0.99 (the gap needs only t_train and t_test), eval every 100; the quick BiRNN 6,000 steps, eval every 50.
