@@ -82,7 +82,10 @@ def assumptions(archive: str) -> str:
         for a in doc.get("assumptions", []):
             absent = any(c.get("sensitivity", {}).get(a["field"], {}).get("verdict", "").startswith("not judged")
                          for c in doc["claims"])
-            gap = ": declared; not trained whole at the archive's seeds" if absent else ""
+            fewer = {c["sensitivity"][a["field"]].get("seeds") for c in doc["claims"]
+                     if a["field"] in c.get("sensitivity", {})} - {None}
+            gap = (": declared; not trained whole at the archive's seeds" if absent else
+                   f", judged at its {min(fewer)} seeds" if fewer else "")
             arm = f"{arm_value(a)} (`{a['arm']}/`{gap})" if a.get("arm") else "–"
             rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)

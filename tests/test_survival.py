@@ -62,3 +62,15 @@ def test_no_events_gives_no_median_and_no_test():
     assert logrank([None], [None], horizon=100) is None
     with pytest.raises(ValueError, match="beyond the horizon"):
         km_median([150], horizon=100)
+
+
+def test_a_monte_carlo_permutation_p_value_is_never_zero():
+    """Beyond max_exact label permutations the p-value is estimated from draws, counting the observed labelling
+    as one (Phipson & Smyth 2010): complete separation of 10 runs from 10 gives 1/(reps + 1), not 0; the exact
+    value, 1/C(20, 10) = 5.4e-6, is below what 999 draws can tell."""
+    a, b = list(range(10)), list(range(100, 110))
+    r = concordance(a, b, horizon=1000, max_exact=100, reps=999)
+    assert r["p_a_first"] == 1.0 and r["p_a_sooner"] == 1 / 1000 and r["p_value"] == 1 / 1000
+    assert r["p_b_sooner"] == 1.0
+    exact = concordance(a[:4], b[:4], horizon=1000)  # C(8, 4) = 70 labellings: enumerated, the observed among them
+    assert exact["p_a_sooner"] == 1 / 70

@@ -102,14 +102,17 @@ def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], hori
         return _gehan(t[mask], o[mask], t[~mask], o[~mask])
 
     if math.comb(na + nb, na) <= max_exact:
-        null = [stat(c) for c in itertools.combinations(idx, na)]
-    else:
+        null, extra = [stat(c) for c in itertools.combinations(idx, na)], 0  # the observed labelling is among them
+    else:  # the observed labelling counts as one draw: a Monte Carlo p-value is never 0 (Phipson & Smyth 2010)
         rng = np.random.default_rng(seed)
-        null = [stat(rng.choice(na + nb, na, replace=False)) for _ in range(reps)]
+        null, extra = [stat(rng.choice(na + nb, na, replace=False)) for _ in range(reps)], 1
     null = np.array(null)
-    p = float(np.mean(np.abs(null) >= abs(score) - 1e-9))
-    return {"p_a_first": (score / pairs + 1) / 2, "p_value": p, "p_a_sooner": float(np.mean(null >= score - 1e-9)),
-            "p_b_sooner": float(np.mean(null <= score + 1e-9)), "n_a": na, "n_b": nb, "undecided": pairs - decided}
+
+    def share(hits) -> float:
+        return float((np.sum(hits) + extra) / (len(null) + extra))
+    return {"p_a_first": (score / pairs + 1) / 2, "p_value": share(np.abs(null) >= abs(score) - 1e-9),
+            "p_a_sooner": share(null >= score - 1e-9), "p_b_sooner": share(null <= score + 1e-9),
+            "n_a": na, "n_b": nb, "undecided": pairs - decided}
 
 
 def logrank(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float) -> Optional[float]:

@@ -1,12 +1,22 @@
 """Sensitivity arms: a study's runs trained again with the other plausible value of a setting its paper does not
 state, and each verdict combined with the arm's (experiments/assumptions.py)."""
 import types
+from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import tiny
-from groklab.experiments.assumptions import Assumption, arm_of, combine, complete_arms, split_arms
+from groklab.experiments.archive import archive
+from groklab.experiments.assumptions import (
+    Assumption,
+    arm_of,
+    combine,
+    complete_arms,
+    keeps,
+    seed_of,
+    split_arms,
+)
 from groklab.experiments.runner import run_figure, specs_of
 from groklab.experiments.spec import Claim, RunSpec
 from groklab.report import arm_value, verdict
@@ -63,10 +73,37 @@ def test_arm_names_and_split():
     assert own["run"].tolist() == ["x/s0"] and arms["lr"]["run"].tolist() == ["x/s0", "y/s1"]
 
 
-def test_an_arm_is_used_whole_or_not_at_all():
-    names = ["x/s0", "arm-lr/x/s0", "arm-lr/x/s1", "arm-wd/x/s0"]
-    assert complete_arms(names, ["arm-lr/x/s1"]) == (["x/s0", "arm-wd/x/s0"], ["lr"])
-    assert complete_arms(names, []) == (names, [])
+def test_an_arm_is_used_whole_at_the_studys_seeds_at_fewer_or_not_at_all():
+    names = [f"{arm}x/s{s}" for arm in ("", "arm-lr/", "arm-wd/", "arm-c/") for s in range(5)] + ["arm-c/y"]
+    cut = complete_arms(names, ["arm-lr/x/s3", "arm-lr/x/s4", "arm-wd/x/s1", "arm-c/y"])
+    assert cut == {"lr": 3, "wd": None, "c": None}  # wd: 1 seed is too few; c: a run without a seed
+    assert [n for n in names if keeps(cut, n)] == [f"x/s{s}" for s in range(5)] + [f"arm-lr/x/s{s}" for s in range(3)]
+    assert complete_arms(names, []) == {} and all(keeps({}, n) for n in names)
+    assert seed_of("a/b/s12") == 12 and seed_of("a/b") is None and seed_of("s3") is None
+
+
+def test_an_arm_whole_at_fewer_seeds_than_the_study_is_judged_at_its_own(tmp_path):
+    """A study taken to 4 seeds beside its arm left at 3 (an arm's seeds are what a GPU call could afford):
+    re-judged from the archive, the arm is judged on its 3 seeds, the study's runs it borrows at those 3,
+    and the claim says so."""
+    seen, quiet = [], {"echo": lambda *_: None}
+    m = _study()
+    base = m.analyze
+
+    def analyze(df, out, profile):
+        seen.append(sorted(set(df["run"])))
+        return base(df, out, profile)
+    m.analyze = analyze
+    run_figure(m, tmp_path / "t", seeds=3, **quiet)
+    run_figure(m, tmp_path / "t", seeds=4, only="x/*", **quiet)
+    arch = Path(archive(tmp_path / "t", tmp_path / "res", command="test")["path"])
+    seen.clear()
+    doc = run_figure(m, tmp_path / "j", seeds=4, source=arch / "fake", **quiet)
+    assert seen == [[f"x/s{s}" for s in range(4)], [f"x/s{s}" for s in range(3)]]
+    (c,) = doc["claims"]
+    assert c["holds"] is True and c["depends_on"] == ["optim.lr"]
+    assert c["sensitivity"]["optim.lr"]["seeds"] == 3 and "with 0.001 (its arm at 3 seeds) it" in c["note"]
+    assert set(doc["health"]) == {f"x/s{s}" for s in range(4)} | {f"arm-lr/x/s{s}" for s in range(3)}
 
 
 def _study(profiles=("quick", "paper")):

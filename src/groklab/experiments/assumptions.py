@@ -21,6 +21,7 @@ import pandas as pd
 from groklab.experiments.spec import PROFILES, Claim, RunSpec, verdict_of
 
 ARM = "arm-"  # prefix of an arm's folder below the study
+MIN_ARM_SEEDS = 3  # an arm whole at fewer seeds than the study is judged at its own from this many
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,33 @@ def arm_of(run: str) -> str | None:
     return head[len(ARM):] if sep and head.startswith(ARM) else None
 
 
-def complete_arms(names: list[str], missing: list[str]) -> tuple[list[str], list[str]]:
-    """(`names` without every arm that lacks one of its runs, the arms dropped): an arm is evidence only whole
-    (an archive made before an arm existed is re-judged without it)."""
-    dropped = sorted({arm_of(n) for n in missing} - {None})
-    return [n for n in names if arm_of(n) not in dropped], dropped
+def seed_of(run: str) -> int | None:
+    """The seed a run name ends with (<cell>/s<seed>), None for a name without one."""
+    head, _, last = run.rpartition("/s")
+    return int(last) if head and last.isdigit() else None
+
+
+def complete_arms(names: list[str], missing: list[str]) -> dict[str, int | None]:
+    """{arm: k} for each arm that lacks some of its runs among `names`: an arm is evidence only whole, at the
+    study's seeds or at its first k >= MIN_ARM_SEEDS seeds in every cell (an arm trained at 5 seeds beside a
+    study taken to 10 is judged at its 5, and says so); k is None where it is neither (an archive made
+    before an arm existed is re-judged without it)."""
+    gone, cut = set(missing), {}
+    for arm in sorted({arm_of(n) for n in gone} - {None}):
+        seeds = [seed_of(n) for n in gone if arm_of(n) == arm]
+        k = None if None in seeds else min(seeds)
+        cut[arm] = k if k is not None and k >= MIN_ARM_SEEDS else None
+    return cut
+
+
+def keeps(cut: dict[str, int | None], run: str) -> bool:
+    """Whether `run` is judged, given complete_arms' answer: the study's own runs always, an arm's runs where
+    the arm is whole at the seed the run has."""
+    arm = arm_of(run)
+    if arm not in cut:
+        return True
+    k, seed = cut[arm], seed_of(run)
+    return k is not None and seed is not None and seed < k
 
 
 def split_arms(df) -> tuple:
@@ -101,12 +124,14 @@ def split_arms(df) -> tuple:
     return df[arms.isna()], parts
 
 
-def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
+def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = None) -> Claim:
     """`claim` (judged with our value) given the same claim judged on the arm with `a.other` (module doc).
     claim.sensitivity[field] says what the *other* value gave: {"ours", "other", "at": the value that entry
     was judged with, "verdict", "note"} (and, when the claim was judged on the arm, "judged_with" and ours'
-    per-seed values and aggregate)."""
-    entry = {"ours": a.ours, "other": " ".join((a.other, *a.extra))}
+    per-seed values and aggregate). `seeds`: the arm was judged at fewer seeds than the study (complete_arms),
+    said in the entry and the note."""
+    entry = {"ours": a.ours, "other": " ".join((a.other, *a.extra)), **({"seeds": seeds} if seeds else {})}
+    fewer = f" (its arm at {seeds} seeds)" if seeds else ""
     if alt is None:
         claim.sensitivity[a.field] = {**entry, "at": a.other,
                                       "verdict": "not judged (the arm is not trained whole at these seeds)"}
@@ -116,28 +141,30 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption) -> Claim:
                 "note": claim.note, "per_seed": claim.per_seed, "aggregate": claim.aggregate}
         why = alt.note or "its runs meet the precondition"
         return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
-                     note=f"judged with {a.field}={a.other} ({why}); with our {a.ours}: {claim.note}",
+                     note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
                      reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours})
     there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note}
     claim.sensitivity[a.field] = there
     if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):
-        said = f"the same with {a.field}={a.other}"
+        said = f"the same with {a.field}={a.other}{fewer}"
     elif alt.holds is not None and claim.holds is not None:
         claim.depends_on.append(a.field)
-        said = f"depends on {a.field}: with {a.other} it {there['verdict']}"
+        said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}"
     else:
-        said = f"with {a.field}={a.other}: {there['verdict']}"
+        said = f"with {a.field}={a.other}{fewer}: {there['verdict']}"
     claim.note = "; ".join(filter(None, [claim.note, said]))
     return claim
 
 
-def judge_arms(module, primary: list[Claim], arms: dict[str, list[Claim]], profile: str) -> list[Claim]:
-    """Every claim combined with each armed assumption's verdict for it."""
+def judge_arms(module, primary: list[Claim], arms: dict[str, list[Claim]], profile: str,
+               seeds: dict[str, int] | None = None) -> list[Claim]:
+    """Every claim combined with each armed assumption's verdict for it (`seeds`: {arm: k} for an arm judged
+    at fewer seeds than the study)."""
     out = []
     for c in primary:
         for a in assumptions_of(module):
             if a.armed(profile):
                 alt = {x.id: x for x in arms.get(a.name, [])}.get(c.id)
-                c = combine(c, alt, a)
+                c = combine(c, alt, a, (seeds or {}).get(a.name))
         out.append(c)
     return out

@@ -16,11 +16,12 @@ from groklab.errors import ConfigError
 from groklab.experiments.archive import trained
 from groklab.experiments.assumptions import (
     ARM,
-    arm_of,
     arm_rows,
     assumptions_of,
     complete_arms,
     judge_arms,
+    keeps,
+    seed_of,
     split_arms,
     with_arms,
 )
@@ -109,11 +110,12 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         archived = [s.name for s in every if s.name not in lack]
         specs = [s for s in specs if s.name in lack]
     elif source is not None:  # an archive without (all of) an arm's runs is judged without that arm
-        keep, dropped = complete_arms([s.name for s in specs], lacking(source, [s.name for s in specs]))
-        specs = [s for s in specs if s.name in keep]
-        every = [s for s in every if arm_of(s.name) not in dropped]
-        if dropped:
-            echo(f"  {module.NAME}: {', '.join(ARM + a for a in dropped)} not (wholly) in {source}: judged without it")
+        cut = complete_arms([s.name for s in specs], lacking(source, [s.name for s in specs]))
+        specs = [s for s in specs if keeps(cut, s.name)]
+        every = [s for s in every if keeps(cut, s.name)]
+        for arm, k in cut.items():
+            echo(f"  {module.NAME}: {ARM}{arm} " + (f"whole at {k} seeds in {source}: judged at those" if k else
+                                                    f"not (wholly) in {source}: judged without it"))
     configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
     root = make_out(out) / module.NAME
     root.mkdir(parents=True, exist_ok=True)
@@ -192,13 +194,15 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
     own, arms = split_arms(df)
     figures, claims = module.analyze(own, root, profile)
     claims, controls = apply_controls(module, own, claims)
-    judged = {}
-    for name, sub in arms.items():
-        sub = arm_rows(module, name, sub, own)
+    judged, n = {}, len(set(map(seed_of, own["run"]))) if len(own) else 0
+    fewer = {name: k for name, sub in arms.items() if 0 < (k := len(set(map(seed_of, sub["run"])))) < n}
+    for name, sub in arms.items():  # an arm at fewer seeds borrows the study's runs at its seeds only
+        base = own[own["run"].map(lambda r, k=fewer.get(name): k is None or (seed_of(r) or 0) < k)]
+        sub = arm_rows(module, name, sub, base)
         figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
         judged[name] = apply_controls(module, sub, judged[name])[0]
         figures = [*figures, *figs]
-    return figures, judge_arms(module, claims, judged, profile), controls
+    return figures, judge_arms(module, claims, judged, profile, fewer), controls
 
 
 def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
