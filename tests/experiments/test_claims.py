@@ -198,6 +198,22 @@ def test_fig5_claims():
     assert not c["c10_balances"].holds and not c["large_c_unstable"].holds
 
 
+def test_fig5_claims_rest_on_plain_adam_generalizing():
+    """A setting where c = 1 never generalizes (decoupled decay at the paper's wd, say) makes every claim
+    inconclusive (precondition), not false; c = 1 merely slow leaves them to be judged."""
+    from groklab.experiments.controls import apply
+
+    df = frame([curve(f"{task}/c{c:g}/s{s}", 50, None, seed=s, task__name=task, optim__name="adam", optim__c=c)
+                for task in fig5.TASKS for c in fig5.C_QUICK for s in range(3)])
+    claims, (check,) = apply(fig5, df, fig5.claims(fig5.with_collapses(run_table(df), df)))
+    assert not check["ok"] and len(check["short"]) == 12
+    assert [(x.holds, x.reason) for x in claims] == [(None, "precondition")] * 3
+    df = frame([curve(f"{task}/c{c:g}/s{s}", 50, 1900 if c == 1 else None, seed=s, task__name=task,
+                      optim__name="adam", optim__c=c) for task in fig5.TASKS for c in fig5.C_QUICK for s in range(3)])
+    claims, (check,) = apply(fig5, df, fig5.claims(fig5.with_collapses(run_table(df), df)))
+    assert check["ok"] and all(x.reason != "precondition" for x in claims)
+
+
 def test_fig5_balance_judges_speed_against_the_fastest_other_stable_c():
     c = {x.id: x for x in fig5.claims(_fig5({0.1: 900, 1.0: 250, 10.0: 300, 100.0: 200}.get, (100.0,)))}
     bal = c["c10_balances"]

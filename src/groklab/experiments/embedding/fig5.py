@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import event_times, level_claim, no_later_claim, time_claim
+from groklab.experiments.controls import Control
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.levels import all_of, every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
@@ -40,6 +41,10 @@ ASSUMPTIONS = [
     replace(WD_MODE, other="decoupled", profiles=("paper",)),
     Assumption("c", "optim.c", "0.1-100 (7 values)", "the caption names no grid; log-spaced around c = 10"),
 ]
+# Every claim compares c values of a model that generalizes: plain Adam (c = 1, the ratio the claims move c away
+# from) must get above LOW on every seed, or a setting (e.g. decoupled decay at wd 1e-3, which memorizes and never
+# generalizes in 20,000 steps) makes the claims inconclusive, not false
+CONTROLS = [Control("*/c1/*", "plain Adam (c = 1)", LOW)]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
