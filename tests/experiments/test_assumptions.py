@@ -178,3 +178,21 @@ def test_every_paper_000_study_declares_its_unstated_settings_on_real_config_fie
             assert a.why and a.ours, (name, a.name)
             if a.other is not None:  # an arm's value is a valid override
                 make_config([f"{a.field}={a.other}"])
+
+
+def test_an_arm_too_thin_to_judge_is_kept_when_the_re_judged_tree_is_archived(tmp_path):
+    """An arm at 2 seeds beside a study at 4 is judged without (fewer than MIN_ARM_SEEDS), but its archived runs
+    are laid out with the rest, so archiving the re-judged tree (the merge recipe) does not lose them."""
+    from groklab.store.archive import archived_runs
+
+    quiet = {"echo": lambda *_: None}
+    m = _study()
+    run_figure(m, tmp_path / "t", seeds=2, **quiet)
+    run_figure(m, tmp_path / "t", seeds=4, only="x/*", **quiet)
+    arch = Path(archive(tmp_path / "t", tmp_path / "res", command="test")["path"])
+    doc = run_figure(m, tmp_path / "j", seeds=4, source=arch / "fake", **quiet)
+    assert doc["claims"][0]["sensitivity"]["optim.lr"]["verdict"].startswith("not judged")
+    assert set(doc["health"]) == {f"x/s{s}" for s in range(4)}
+    again = Path(archive(tmp_path / "j", tmp_path / "res2", command="test")["path"])
+    assert {r["run"] for r in archived_runs(again / "fake")} == {f"x/s{s}" for s in range(4)} | {"arm-lr/x/s0",
+                                                                                                "arm-lr/x/s1"}

@@ -105,12 +105,15 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     every = specs_of(module, profile, seeds, overrides)
     specs = select(every, only)
     archived = []  # with train_missing: the runs laid out from the archive (specs: the ones to train)
+    aside = []  # an arm's archived runs not judged (not whole at these seeds): laid out, kept, not judged
     if source is not None and train_missing:
         lack = set(lacking(source, [s.name for s in every]))
         archived = [s.name for s in every if s.name not in lack]
         specs = [s for s in specs if s.name in lack]
     elif source is not None:  # an archive without (all of) an arm's runs is judged without that arm
-        cut = complete_arms([s.name for s in specs], lacking(source, [s.name for s in specs]))
+        gone = set(lacking(source, [s.name for s in specs]))
+        cut = complete_arms([s.name for s in specs], list(gone))
+        aside = [s for s in specs if not keeps(cut, s.name) and s.name not in gone]
         specs = [s for s in specs if keeps(cut, s.name)]
         every = [s for s in every if keeps(cut, s.name)]
         for arm, k in cut.items():
@@ -119,8 +122,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
     root = make_out(out) / module.NAME
     root.mkdir(parents=True, exist_ok=True)
-    manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile,
-                "seeds": seeds, "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in every}}
+    manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile, "seeds": seeds,
+                "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in every + aside}}
     if only is not None:
         manifest["only"] = only
     if source is not None:
@@ -138,6 +141,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     t0 = time.perf_counter()
     if source is not None and not train_missing:
         results = unpack(source, list(configs), root)
+        if aside:  # laid out so that archiving this tree keeps them
+            unpack(source, [s.name for s in aside], root)
     else:
         results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
     if source is not None:  # the configs this study makes today for the runs laid out from the archive

@@ -5,7 +5,8 @@
     ARCHIVE/<study>/claims.json      its verdicts (or partial.json), and the figures those name
     ARCHIVE/<study>/runs.jsonl.gz    one line per run: name, resolved config, summary, error, metric rows
     ARCHIVE/<study>/arrays.npz       measured arrays, key "<run>|<folder>|<step>|<key>" (folder arrays or
-                                     posthoc; folder "model" holds final weights where a study reads them)
+                                     posthoc; folder "model" holds final weights where a study reads them);
+                                     a series as "<run>|<folder>|stacked|<key>" beside its "steps" (both read)
 
 No checkpoints: an optimizer's state is not evidence. gzip is written with mtime 0, so the same runs give
 the same bytes. `unpack` lays runs out again as run directories, so every analysis reads an archive
@@ -142,7 +143,7 @@ def _write_study(study: Path, out: Path, weights: bool) -> dict:
         for line in lines:
             z.write((dumps(line) + "\n").encode())
     if arrays:
-        np.savez_compressed(out / NPZ, **arrays)
+        np.savez_compressed(out / NPZ, **_packed(arrays))
     return {"profile": man["profile"], "seeds": man["seeds"], "runs": len(lines),
             "analysed": "claims" if (out / CLAIMS).is_file() else "partial" if (out / PARTIAL).is_file() else None,
             "wall_s": (doc or {}).get("wall_s")}
@@ -251,13 +252,40 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
     return out
 
 
+STACKED, STEPS = "stacked", "steps"  # the step field of a packed series and of its steps
+
+
+def _packed(arrays: dict) -> dict:
+    """Each (run, folder, key) series of one shape and dtype stacked into one member beside its steps (Fig. 10's
+    40 runs measured 81 times were 19,440 members, a third of the file their headers)."""
+    series = {}
+    for k, v in arrays.items():
+        run, folder, step, name = k.rsplit("|", 3)
+        series.setdefault((run, folder, name), []).append((int(step), np.asarray(v)))
+    out = {}
+    for (run, folder, name), items in series.items():
+        items.sort(key=lambda x: x[0])
+        if len(items) > 1 and len({(a.shape, a.dtype) for _, a in items}) == 1:
+            out[f"{run}|{folder}|{STACKED}|{name}"] = np.stack([a for _, a in items])
+            out[f"{run}|{folder}|{STEPS}|{name}"] = np.array([s for s, _ in items], dtype=np.int64)
+        else:
+            out.update({f"{run}|{folder}|{s}|{name}": a for s, a in items})
+    return out
+
+
 def _arrays_by_run(f: Path) -> dict:
-    """{run: {(folder, step): {key: array}}} from arrays.npz."""
+    """{run: {(folder, step): {key: array}}} from arrays.npz (per-step members or packed series)."""
     by = {}
     try:
         with np.load(f, allow_pickle=False) as z:
             for key in z.files:
                 run, folder, step, name = key.rsplit("|", 3)
+                if step == STEPS:
+                    continue
+                if step == STACKED:
+                    for s, a in zip(z[f"{run}|{folder}|{STEPS}|{name}"].tolist(), z[key]):
+                        by.setdefault(run, {}).setdefault((folder, int(s)), {})[name] = a
+                    continue
                 by.setdefault(run, {}).setdefault((folder, int(step)), {})[name] = z[key]
     except (OSError, ValueError) as err:
         raise StoreError(f, f"not a readable .npz archive ({type(err).__name__})") from None
