@@ -53,12 +53,16 @@ def headline(archive: str) -> str:
     from groklab.experiments.archive import trained
 
     machines = [s["machine"] for s in index["sessions"] if trained(s) and s.get("machine")]
-    speed = sorted({m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops")})
     builds = sorted({m["torch"] for m in machines}) or [index["archiving_machine"]["torch"]]
-    gf = f"{speed[0]:g}-{speed[-1]:g}" if len(speed) > 1 else (f"{speed[0]:g}" if speed else "?")
-    gpus = sorted({f"{m['gpu']} at {m['fp32_gflops']['gpu']:g}" for m in machines
-                   if m.get("gpu") and m.get("fp32_gflops", {}).get("gpu")})
-    gf = f"{gf} fp32 GFLOP/s" if not gpus else f"{'; '.join(gpus)} fp32 GFLOP/s (host {gf})"
+
+    def span(values) -> str:
+        v = sorted(values)
+        return f"{v[0]:g}-{v[-1]:g}" if len(v) > 1 else (f"{v[0]:g}" if v else "?")
+    on_gpu = [m for m in machines if m.get("gpu") and m.get("fp32_gflops", {}).get("gpu")]
+    cpu = span(m["fp32_gflops"]["all_threads"] for m in machines if m.get("fp32_gflops") and m not in on_gpu)
+    gpus = [f"{span(m['fp32_gflops']['gpu'] for m in on_gpu if m['gpu'] == g)} on {g}"  # one span per GPU model
+            for g in sorted({m["gpu"] for m in on_gpu})]
+    gf = " and ".join(([f"{cpu} (CPU)"] if cpu != "?" or not gpus else []) + gpus) + " fp32 GFLOP/s"
     from groklab.report import headline as verdicts
 
     return (f"{verdicts(claims)}, in {len(docs)} studies{''.join(f' (and {p})' for p in part)} "
