@@ -14,11 +14,10 @@ from groklab.experiments.assumptions import (
     combine,
     complete_arms,
     keeps,
-    seed_of,
     split_arms,
 )
 from groklab.experiments.runner import run_figure, specs_of
-from groklab.experiments.spec import Claim, RunSpec
+from groklab.experiments.spec import Claim, RunSpec, seed_of
 from groklab.report import arm_value, verdict
 
 LR = Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001")

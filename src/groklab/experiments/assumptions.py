@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from groklab.experiments.spec import PROFILES, Claim, RunSpec, verdict_of
+from groklab.experiments.spec import PROFILES, Claim, RunSpec, seed_of, verdict_of
 
 ARM = "arm-"  # prefix of an arm's folder below the study
 MIN_ARM_SEEDS = 3  # an arm whole at fewer seeds than the study is judged at its own from this many
@@ -80,12 +80,6 @@ def arm_of(run: str) -> str | None:
     """The arm a run name belongs to (None: the study's own runs)."""
     head, sep, _ = run.partition("/")
     return head[len(ARM):] if sep and head.startswith(ARM) else None
-
-
-def seed_of(run: str) -> int | None:
-    """The seed a run name ends with (<cell>/s<seed>), None for a name without one."""
-    head, _, last = run.rpartition("/s")
-    return int(last) if head and last.isdigit() else None
 
 
 def complete_arms(names: list[str], missing: list[str]) -> dict[str, int | None]:

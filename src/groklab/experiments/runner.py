@@ -21,13 +21,12 @@ from groklab.experiments.assumptions import (
     complete_arms,
     judge_arms,
     keeps,
-    seed_of,
     split_arms,
     with_arms,
 )
 from groklab.experiments.controls import apply as apply_controls
 from groklab.experiments.quotes import cite
-from groklab.experiments.spec import RunSpec
+from groklab.experiments.spec import RunSpec, seed_of
 from groklab.store import (
     RunStore,
     clear_error,
@@ -140,9 +139,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root} {verb}")
     t0 = time.perf_counter()
     if source is not None and not train_missing:
-        results = unpack(source, list(configs), root)
-        if aside:  # laid out so that archiving this tree keeps them
-            unpack(source, [s.name for s in aside], root)
+        laid = unpack(source, [*configs, *(s.name for s in aside)], root)  # aside too: re-archiving keeps them
+        results = {name: laid[name] for name in configs}
     else:
         results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
     if source is not None:  # the configs this study makes today for the runs laid out from the archive
@@ -199,10 +197,11 @@ def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
     own, arms = split_arms(df)
     figures, claims = module.analyze(own, root, profile)
     claims, controls = apply_controls(module, own, claims)
-    judged, n = {}, len(set(map(seed_of, own["run"]))) if len(own) else 0
+    judged, n = {}, len(set(map(seed_of, own["run"]))) if "run" in own else 0
     fewer = {name: k for name, sub in arms.items() if 0 < (k := len(set(map(seed_of, sub["run"])))) < n}
-    for name, sub in arms.items():  # an arm at fewer seeds borrows the study's runs at its seeds only
-        base = own[own["run"].map(lambda r, k=fewer.get(name): k is None or (seed_of(r) or 0) < k)]
+    for name, sub in arms.items():
+        k = fewer.get(name)  # an arm at fewer seeds borrows the study's runs at its seeds only
+        base = own if k is None else own[[(seed_of(r) or 0) < k for r in own["run"]]]
         sub = arm_rows(module, name, sub, base)
         figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
         judged[name] = apply_controls(module, sub, judged[name])[0]

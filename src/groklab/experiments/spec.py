@@ -68,6 +68,12 @@ def seeded(name: str, overrides: list[str], seeds: int, split_seed: bool = True)
     return out
 
 
+def seed_of(run: str) -> int | None:
+    """The seed a run name made by `seeded` ends with (<cell>/s<seed>), None for a name without one."""
+    head, _, last = run.rpartition("/s")
+    return int(last) if head and last.isdigit() else None
+
+
 def grid_runs(cells: dict[str, list[str]], base: list[str], seeds: int) -> list[RunSpec]:
     """Runs `<cell>/s<seed>` for every cell (name -> its overrides on top of `base`)."""
     return [s for name, extra in cells.items() for s in seeded(name, base + extra, seeds)]

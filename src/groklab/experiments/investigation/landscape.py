@@ -51,7 +51,7 @@ from groklab.config import make_config
 from groklab.engine.setup import build
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
-from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of
 from groklab.experiments.variants import per_variant
 from groklab.measures.fourier import fourier_spectrum, key_frequencies
 from groklab.measures.geometry import tsne_2d
@@ -138,7 +138,7 @@ def sparse_share(E: np.ndarray) -> float:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty:
         return [], claims({}, {}, {})
-    seeds = {int(r.rsplit("/s", 1)[1]): r for r in sorted(df["run"].unique())}
+    seeds = {seed_of(r): r for r in sorted(df["run"].unique())}
     found = {s: inspect(out / r, s) for s, r in seeds.items()}
     ratio = [found[s]["k_sv"] / found[s]["k_rand"] if found[s]["k_rand"] > 0 else None for s in sorted(found)]
     peak = {}
