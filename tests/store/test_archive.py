@@ -259,21 +259,34 @@ def test_a_key_renamed_after_the_archive_is_read_under_its_new_name(arch, tmp_pa
     assert make_config(["progress=false"]).bar is False  # a user's old name: accepted for a release, with a notice
 
 
-def test_measured_series_are_packed_one_member_each_and_read_back_whole(tmp_path, tree, arch):
-    """arrays.npz stacks each run's series of one shape into one member beside its steps; a series whose shape
-    changes, and an archive written before packing (one member per step), read back the same."""
-    from groklab.store.archive import _arrays_by_run, _packed
+def test_measured_series_are_packed_one_member_each_and_read_back_whole(tmp_path, arch):
+    """arrays.npz stacks each run's series into one member beside its steps; an archive written before packing
+    (one member per measured step) lays its runs out with the same arrays."""
+    import shutil
 
-    arrays = {f"r/s0|arrays|{s}|sv/E": np.arange(3, dtype=np.float32) + s for s in (0, 100, 200)}
-    arrays.update({"r/s0|arrays|0|grow": np.zeros(2), "r/s0|arrays|100|grow": np.zeros(3),
-                   "r/s0|model|900|W": np.ones((2, 2))})
-    packed = _packed(arrays)
-    assert sorted(packed) == ["r/s0|arrays|0|grow", "r/s0|arrays|100|grow", "r/s0|arrays|stacked|sv/E",
-                              "r/s0|arrays|steps|sv/E", "r/s0|model|900|W"]
-    for name, members in (("new.npz", packed), ("old.npz", arrays)):
-        np.savez_compressed(tmp_path / name, **members)
-        got = _arrays_by_run(tmp_path / name)["r/s0"]
-        assert sorted(got) == [("arrays", 0), ("arrays", 100), ("arrays", 200), ("model", 900)]
-        assert got[("arrays", 200)]["sv/E"].tolist() == [200, 201, 202] and got[("arrays", 100)]["grow"].shape == (3,)
-    with np.load(arch / "fig11" / "arrays.npz") as z:  # the archive fixture is written packed
-        assert not any(k.split("|")[2].isdigit() and k.split("|")[3].startswith("fourier") for k in z.files)
+    from groklab.store import RunStore
+    from groklab.store.archive import unpack
+
+    with np.load(arch / "fig11" / "arrays.npz") as z:
+        members = {k: z[k] for k in z.files}
+    stacked = [k for k in members if k.split("|")[2] == "stacked"]
+    assert stacked and all(k.replace("|stacked|", "|steps|") in members for k in stacked)
+    assert not any(k.split("|")[2].isdigit() and k.split("|")[3].startswith("fourier") for k in members)
+    per_step = {}  # the layout before packing
+    for k, v in members.items():
+        run, folder, step, name = k.rsplit("|", 3)
+        if step == "stacked":
+            per_step.update({f"{run}|{folder}|{t}|{name}": a
+                             for t, a in zip(members[f"{run}|{folder}|steps|{name}"].tolist(), v)})
+        elif step != "steps":
+            per_step[k] = v
+    old = tmp_path / "old"
+    shutil.copytree(arch, old)
+    np.savez_compressed(old / "fig11" / "arrays.npz", **per_step)
+    names = [r["run"] for r in archived_runs(arch / "fig11") if not r.get("missing")]
+    unpack(arch / "fig11", names, tmp_path / "new")
+    unpack(old / "fig11", names, tmp_path / "was")
+    for name in names:
+        a, b = RunStore(tmp_path / "new" / name).arrays(), RunStore(tmp_path / "was" / name).arrays()
+        assert sorted(a) == sorted(b) and len(a) > 1
+        assert all(np.array_equal(a[t][k], b[t][k]) for t in a for k in a[t])
