@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from groklab.config import make_config
-from groklab.data import SPLITS, Split, make_split, make_table, token_counts
+from groklab.data import SPLITS, Split, make_split, make_table, token_counts, token_rows
 from groklab.errors import ConfigError
 
 T13 = make_table("add", 13)
@@ -141,6 +141,19 @@ def test_skew_by_a_plus_b_makes_tokens_rare_where_a_alone_cannot():
         make_split(t, "skewed", 0.3, skew_by="b")
     with pytest.raises(ConfigError, match="skew_by"):
         make_config(["split.skew_by=b"])
+
+
+def test_token_rows_counts_a_row_once_per_token():
+    # the full p = 5 table: token t is in 5 rows as a, 5 as b, and (t, t) is one row: 9
+    t5 = make_table("add", 5)
+    assert token_rows(t5, torch.arange(len(t5))).tolist() == [9] * 5
+    rows = torch.tensor([0, 6, 7])  # (0, 0), (1, 1), (1, 2)
+    assert token_rows(t5, rows).tolist() == [1, 2, 1, 0, 0]
+    t = make_table("add", 97)
+    train = make_split(t, "skewed", 0.3, seed=0, test_reserve=0.2, skew=6.0, skew_by="a+b").train
+    a, b = token_counts(t, train)
+    diagonal = torch.bincount(t.operands[train][t.operands[train, 0] == t.operands[train, 1], 0], minlength=97)
+    assert torch.equal(token_rows(t, train), a + b - diagonal)
 
 
 def test_skew_zero_is_uniform_at_random():

@@ -130,38 +130,58 @@ def _fig4(t_test, final=lambda sp: None):
     return run_table(frame(parts))
 
 
+def _judge4(t, rows=2) -> dict:
+    """fig4's claims by id; every skewed run's rarest token in `rows` training rows (the skew claim's premise)."""
+    return {x.id: x for x in fig4.claims(t, rare={r: rows for r in t["run"] if "/skewed/" in r})}
+
+
 def test_fig4_claims():
     paper = {("random", 64): 800, ("uniform", 64): 400, ("random", 512): 450, ("uniform", 512): 500}
-    c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: None if sp == "skewed" else paper.get((sp, B), 600),
-                                            lambda sp: 0.4 if sp == "skewed" else None))}
+    c = _judge4(_fig4(lambda sp, B: None if sp == "skewed" else paper.get((sp, B), 600),
+                      lambda sp: 0.4 if sp == "skewed" else None))
     assert all(x.holds for x in c.values()), {k: (x.holds, x.note) for k, x in c.items()}
     assert c["uniform_faster_small_batch"].aggregate["add"]["median uniform"][0] == 450
     gaps = c["gap_shrinks_large_batch"].aggregate["add |log(median random / median uniform)| b64 -> b512"]
     assert gaps == pytest.approx([math.log(850 / 450), abs(math.log(500 / 550))])  # shown beside, not judged
     # random at 512 within 25% of uniform but not before its stretched times: the non-inferiority is undecided
     paper[("random", 512)] = 560  # 560..660 vs uniform x 1.25 = 625..750: P = 7/9, p = 0.2 at n = 3
-    gap = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: paper.get((sp, B), 600)))}["gap_shrinks_large_batch"]
+    gap = _judge4(_fig4(lambda sp, B: paper.get((sp, B), 600)))["gap_shrinks_large_batch"]
     assert gap.holds is None and gap.reason == "underpowered", (gap.holds, gap.note)
     # random at 512 twice as slow as uniform: not "nearly as effective"
     paper[("random", 512)] = 1000
-    gap = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: paper.get((sp, B), 600)))}["gap_shrinks_large_batch"]
+    gap = _judge4(_fig4(lambda sp, B: paper.get((sp, B), 600)))["gap_shrinks_large_batch"]
     assert gap.holds is False, gap.note
     # uniform slower at small batch (every uniform run after every random one), skewed better than random: both
     # fail; with no benefit at batch 64 there is no gap to diminish, so the gap claim is inconclusive
     # (precondition) whatever happens at 512
     flipped = {("random", 64): 400, ("uniform", 64): 700, ("random", 512): 300, ("uniform", 512): 900}
-    c = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: flipped.get((sp, B), 400),
-                                            lambda sp: 1.0 if sp == "skewed" else 0.9))}
+    c = _judge4(_fig4(lambda sp, B: flipped.get((sp, B), 400), lambda sp: 1.0 if sp == "skewed" else 0.9))
     assert c["uniform_faster_small_batch"].holds is False and c["skewed_fits_but_generalizes_worse"].holds is False
     # skewed exactly as good as random: no order either way, so neither holds nor fails
-    same = {x.id: x for x in fig4.claims(_fig4(lambda sp, B: flipped.get((sp, B), 400)))}
+    same = _judge4(_fig4(lambda sp, B: flipped.get((sp, B), 400)))
     assert same["skewed_fits_but_generalizes_worse"].holds is None
     gap = c["gap_shrinks_large_batch"]
     assert gap.holds is None and gap.reason == "precondition" and "alone the rule holds" in gap.note, gap.note
     # skewed below random but never fits its training set: "fitting the training data well" fails
     parts = _fig4(lambda sp, B: None if sp == "skewed" else 300, lambda sp: 0.4 if sp == "skewed" else None)
     parts.loc[parts["split.name"] == "skewed", "t_train"] = None
-    assert {x.id: x for x in fig4.claims(parts)}["skewed_fits_but_generalizes_worse"].holds is False
+    assert _judge4(parts)["skewed_fits_but_generalizes_worse"].holds is False
+
+
+def test_fig4_skew_claim_presumes_a_rare_token():
+    """Skewed runs far below random, but a split whose rarest token keeps 29 training rows does not make token
+    updates "heavily imbalanced": the claim is inconclusive (precondition) and says what the rule gives without
+    it; one run of 18 with a common rarest token is enough; at <= 5 rows it is judged."""
+    t = _fig4(lambda sp, B: None if sp == "skewed" else 300, lambda sp: 0.4 if sp == "skewed" else None)
+    assert _judge4(t, rows=fig4.RARE)["skewed_fits_but_generalizes_worse"].holds is True
+    c = _judge4(t, rows=29)["skewed_fits_but_generalizes_worse"]
+    assert c.holds is None and c.reason == "precondition", (c.holds, c.note)
+    assert "no token rare in 18 of 18 runs (rarest token: 29-29" in c.note and "the rule holds" in c.note
+    assert c.aggregate["skewed: rarest token's training rows"] == [29] * 18
+    rare = {r: 2 for r in t["run"] if "/skewed/" in r}
+    rare["mul/b512/skewed/s1"] = fig4.RARE + 1
+    c = {x.id: x for x in fig4.claims(t, rare=rare)}["skewed_fits_but_generalizes_worse"]
+    assert c.reason == "precondition" and "in 1 of 18 runs (rarest token: 6-6" in c.note, c.note
 
 
 def _fig5(t_test_of_c, collapsing_c=()):

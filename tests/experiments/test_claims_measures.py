@@ -30,6 +30,23 @@ def test_fig8_token_statistics_of_a_uniform_split(tmp_path):
     assert s["absent"] == [0.0] * 11 and abs(sum(s["test"]) - 1) < 1e-9
 
 
+def test_rarest_token_rows_from_stored_configs(tmp_path):
+    """The skew claims' premise is read from each run's stored config: at 000's paper sizes skewing a + b leaves
+    a token in <= 5 training rows, skewing a alone none below 20; only the named split's runs are read."""
+    from groklab import make_config, train
+    from groklab.experiments.embedding.profile import RARE, rare_rows
+
+    base = ["p=97", "split=skewed", "split.frac_train=0.3", "split.test_reserve=0.2", "steps=0", "model.d_emb=4",
+            "model.d_hidden=8", "bar=false"]
+    for name, extra in {"a/skewed/s0": [], "ab/skewed/s0": ["split.skew_by=a+b", "split.skew=6"]}.items():
+        train(make_config(base + extra), out=tmp_path / name)
+    df = pd.DataFrame({"run": ["a/skewed/s0", "ab/skewed/s0", "ab/random/s0"],
+                       "split.name": ["skewed", "skewed", "random"]})
+    rows = rare_rows(df, tmp_path)
+    assert set(rows) == {"a/skewed/s0", "ab/skewed/s0"}  # no folder for the random run: not read
+    assert rows["a/skewed/s0"] >= 20 and rows["ab/skewed/s0"] <= RARE, rows
+
+
 def test_fig3_claims_on_given_zero_shares():
     from groklab.experiments.embedding import fig3
 

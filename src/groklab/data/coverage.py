@@ -15,6 +15,14 @@ def token_counts(table: Table, idx: torch.Tensor) -> torch.Tensor:
     return torch.stack([torch.bincount(ops[:, j], minlength=table.p) for j in range(table.n_operands)])
 
 
+def token_rows(table: Table, idx: torch.Tensor) -> torch.Tensor:
+    """[p] number of rows among idx in which each value appears as any operand (a row with a = b = t counts
+    once): with one embedding table shared by the operand positions, how many training rows update token t."""
+    seen = torch.zeros(len(idx), table.p, dtype=torch.bool)
+    seen.scatter_(1, table.operands[idx], True)
+    return seen.sum(0)
+
+
 def _check_n(n) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ConfigError("n", n, "must be an integer ≥ 1 (cover = Manhattan distance < n)")

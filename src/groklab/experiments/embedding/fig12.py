@@ -12,7 +12,7 @@ from pathlib import Path
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.fig2 import DELAY
 from groklab.experiments.embedding.fig4 import SPLITS
-from groklab.experiments.embedding.profile import SKEW, WD_MODE, base_overrides
+from groklab.experiments.embedding.profile import RARE, SKEW, WD_MODE, base_overrides, needs_rare, rare_rows
 from groklab.experiments.levels import above, all_of, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import per_seed, run_table
@@ -51,7 +51,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
         figs = acc_grid(df, out / "fig12", rows="optim.lr", cols="batch", line="split.name",
                         title="Figs. 12/13: mul, train (dashed) and test (solid) accuracy",
                         order={"optim.lr": list(LRS), "batch": [f"batch {B}" for B in BATCHES], "split.name": present})
-    return figs, claims(run_table(df), run_table(df, test_thr=0.95))
+    return figs, claims(run_table(df), run_table(df, test_thr=0.95), rare=rare_rows(df, out))
 
 
 def _cell(t, lr, B, split, col):
@@ -66,7 +66,9 @@ def _ratio(t_train, t_test, last):
     return t_test / max(t_train, 1) if t_test is not None else Censored(last / max(t_train, 1))
 
 
-def claims(t, t95=None) -> list[Claim]:
+def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
+    """Both claims on the run table `t` (`t95`: at test acc 0.95); `rare`: {skewed run: its rarest token's
+    training rows} (profile.rare_rows), the delay claim's precondition."""
     te_, ratios, per_b, delay, delay95 = {}, {}, {}, {}, {}
     for lr in LRS:
         for B in BATCHES:
@@ -91,7 +93,7 @@ def claims(t, t95=None) -> list[Claim]:
                                                     "is censored: it may yet)"),
                           "delayed": above("delayed", "", f"t_test / t_train ({thr}), random split", ratios,
                                            list(ratios), DELAY)})
-    return [persists, _delays(delay, delay95 if t95 is not None else None, per_b)]
+    return [persists, needs_rare(_delays(delay, delay95 if t95 is not None else None, per_b), rare)]
 
 
 def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
@@ -100,5 +102,7 @@ def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
                    "The skewed distribution of embedding updates delays generalization, at every lr and batch size.",
                    cells, ("random", "skewed"), "t_test = first eval step with test acc >= 0.99",
                    {"test acc 0.95": cells95} if cells95 is not None else None)
+    c.statistic = (f"presumes a skew that makes tokens rare: every skewed run's split leaves some token in <= {RARE} "
+                   "training rows; " + c.statistic)
     c.per_seed.update(shown_beside)
     return c
