@@ -55,7 +55,10 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-STOP_WAIT_S = 10.0  # how long a stopped sweep waits for its workers to mark their runs interrupted
+# how long a stopped sweep waits for its workers to mark their runs interrupted (it returns as soon as they
+# have: milliseconds when idle); 10 s was too short for a Ray cancel to arrive on 2 cores busy with two
+# other training jobs (2026-11-27: one run left `running`, one `failed`)
+STOP_WAIT_S = 30.0
 
 
 def _stop(procs: list, grace: float = STOP_WAIT_S) -> None:
