@@ -1,4 +1,5 @@
-"""Paper 000's run profiles: the sizes every figure shares (quick: CPU minutes; paper: the paper's)."""
+"""Paper 000's run profiles: the sizes every figure shares (quick: CPU minutes; paper: the paper's), and the
+unstated settings and premises several figures share (weight-decay semantics, the skew law, a rare token)."""
 from __future__ import annotations
 
 from pathlib import Path
