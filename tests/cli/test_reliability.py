@@ -174,10 +174,18 @@ def test_sigterm_to_a_parallel_reproduce_stops_its_workers(tmp_path):
                 pass
 
 
+def _ignore_sigint():
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc (Linux)")
-def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path):
+@pytest.mark.parametrize("background", [False, True])
+def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path, background):
     """Under Ray the stop cancels each task (a KeyboardInterrupt in the worker) and waits for the runs to be
-    marked interrupted before Ray's processes go: every run resumes, no process is left behind."""
+    marked interrupted before Ray's processes go: every run resumes, no process is left behind. `background`:
+    started as a shell's background job (`nohup ... &`) is, with SIGINT ignored, which Ray's workers inherit."""
     pytest.importorskip("ray")
     import signal
     import subprocess
@@ -191,7 +199,8 @@ def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path):
     cmd = [sys.executable, "-m", "groklab", "sweep", str(tmp_path / "g.yaml"), "--out", str(tmp_path / "o"),
            "--quiet", "--executor", "ray"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "RAY_ADDRESS": ""})  # a local Ray of its own
+                            env={**os.environ, "RAY_ADDRESS": ""},  # a local Ray of its own
+                            preexec_fn=_ignore_sigint if background else None)
     kids: set[int] = set()
     try:
         deadline = time.time() + 240

@@ -47,6 +47,15 @@ def pool_unit(unit: list, packing: str, given: tuple) -> list[tuple[str, str]]:
         os._exit(130)
 
 
+def ray_unit(unit: list, packing: str, given: tuple) -> list[tuple[str, str]]:
+    """run_unit in a Ray worker, with Python's Ctrl-C handler: Ray cancels a running task by interrupting its
+    main thread as SIGINT would, which does nothing where SIGINT is ignored -- as it is for every process started
+    from a background shell job (`nohup groklab sweep ... &`); the stopped sweep would leave its runs `running`."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    return run_unit(unit, packing, given)
+
+
 def _init_worker() -> None:
     signal.signal(signal.SIGTERM, _interrupt)  # stopped by its sweep: the run ends `interrupted`, like Ctrl-C
 
@@ -219,7 +228,7 @@ def _run_ray(payload, packing, address, record, bar) -> None:
             # handler turns it into the stop below, which marks them interrupted
             signal.signal(signal.SIGTERM, ours)
     uses_gpu = any(c.get("device") == "cuda" for unit in payload for _, c, _ in unit)
-    task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(run_unit)
+    task = ray.remote(num_cpus=1, num_gpus=1 if uses_gpu else 0)(ray_unit)
     given = handed(1)  # one CPU per task
     pending = {task.remote(unit, packing, given): unit for unit in payload}
     bar and bar.started(sum(map(len, payload)))
