@@ -65,8 +65,8 @@ def _interrupt(signum, frame) -> None:
 
 
 # how long a stopped sweep waits for its workers to mark their runs interrupted (it returns as soon as they
-# have: milliseconds when idle); 10 s was too short for a Ray cancel to arrive on 2 cores busy with two
-# other training jobs (2026-11-27: one run left `running`, one `failed`)
+# have: milliseconds when idle); headroom for a loaded machine (was 10 s; the stops that ran it out were
+# Ray workers with SIGINT ignored, mended in ray_unit)
 STOP_WAIT_S = 30.0
 
 
