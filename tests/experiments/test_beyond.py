@@ -134,6 +134,18 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves(tmp_path):
     assert not depth.claims(amp, {})[0].holds
 
 
+def test_depth_runs_every_depth_at_one_lr_it_tolerates():
+    """The quick depth study trains 1-3 layers at QUICK_P, QUICK_LR (lr 0.01 makes the 2-layer model drop its
+    fit), the paper profile at 004's p = 97, lr 1e-3: the last override of each run's config is the one it uses."""
+    from groklab.config.parse import make_config
+    from groklab.experiments.beyond import depth
+
+    for profile, p, lr in (("quick", depth.QUICK_P, depth.QUICK_LR), ("paper", 97, 1e-3)):
+        cfgs = [make_config(list(r.overrides)) for r in depth.runs(profile, 1)]
+        assert sorted(c.model.depth for c in cfgs) == list(depth.DEPTHS)
+        assert {(c.p, c.optim.lr) for c in cfgs} == {(p, lr)}
+
+
 def test_resnet_runs_its_controls_and_states_three_claims(tree):
     """beyond/resnet inside beyond/all: the image task through the same runner, store and claims."""
     out, docs = tree
