@@ -134,6 +134,36 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves(tmp_path):
     assert not depth.claims(amp, {})[0].holds
 
 
+def test_depth_measures_the_fit_kept_after_grokking(tmp_path):
+    """Synthetic curves: every run fits at step 100 and groks at 1,000; after it the deeper models lose test and
+    training accuracy together at two evals (down to 1 - 0.3 d), so the drops rise with depth and the lowest
+    training accuracy from GO on falls with it; with the fit kept at every depth the measurement fails."""
+    from groklab.experiments.beyond import depth
+
+    def curve(d, s, keep_fit):
+        rows = []
+        for t in range(0, 4001, 100):
+            dip = d > 1 and t in (2000, 3000)
+            test = 1.0 if t >= 1000 else 0.05
+            train = 1.0 if t >= 100 else 0.5
+            if dip:
+                test, train = test - 0.3 * d + 0.01 * s, (train if keep_fit else train - 0.3 * d + 0.01 * s)
+            rows.append({"run": f"layers{d}/s{s}", "seed": s, "step": t, "train/acc": train, "test/acc": test,
+                         "train/loss": 1 - train, "test/loss": 1 - test})
+        return rows
+
+    def judged(keep_fit):
+        df = pd.DataFrame([r for d in depth.DEPTHS for s in (0, 1) for r in curve(d, s, keep_fit)])
+        return {c.id: c for c in depth.analyze(df, tmp_path)[1]}
+
+    c = judged(keep_fit=False)
+    fit = c["fit_falls_with_depth"]
+    assert fit.per_seed["layers1"] == [1.0, 1.0] and fit.per_seed["layers3"] == pytest.approx([0.1, 0.11])
+    assert fit.holds and c["drops_grow_with_depth"].per_seed["layers2"] == [2, 2]
+    kept = judged(keep_fit=True)["fit_falls_with_depth"]
+    assert kept.holds is False and kept.per_seed["layers3"] == [1.0, 1.0]
+
+
 def test_depth_runs_every_depth_at_one_lr_it_tolerates():
     """The quick depth study trains 1-3 layers at QUICK_P, QUICK_LR (lr 0.01 makes the 2-layer model drop its
     fit), the paper profile at 004's p = 97, lr 1e-3: the last override of each run's config is the one it uses."""

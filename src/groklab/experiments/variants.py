@@ -61,13 +61,17 @@ def curves(df: pd.DataFrame, path: Path, title: str, order: list[str]) -> list[P
     return acc_grid(df, path, rows=None, cols="panel", line="variant", title=title, order={"variant": order})
 
 
+def after_go(df: pd.DataFrame, col: str = "test/acc") -> dict[str, list]:
+    """run -> `col` at each eval from the run's go_step on, in step order (empty where it has no GO)."""
+    t = events(df).set_index("run")
+    out = {}
+    for run, g in df.dropna(subset=[col]).groupby("run"):
+        go = t.loc[run, "go_step"] if run in t.index else None
+        out[run] = g[g["step"] >= go].sort_values("step")[col].tolist() if pd.notna(go) else []
+    return out
+
+
 def drops_after_go(df: pd.DataFrame, drop: float = 0.05) -> dict[str, int]:
     """run -> number of test-accuracy drops of at least `drop` between consecutive evals from go_step on (the
     run summary's `drops` counts them over the whole run)."""
-    t = events(df).set_index("run")
-    out = {}
-    for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
-        go = t.loc[run, "go_step"] if run in t.index else None
-        acc = g[g["step"] >= go].sort_values("step")["test/acc"].to_numpy() if pd.notna(go) else []
-        out[run] = int(sum(a - b >= drop for a, b in zip(acc[:-1], acc[1:])))
-    return out
+    return {run: int(sum(a - b >= drop for a, b in zip(acc[:-1], acc[1:]))) for run, acc in after_go(df).items()}

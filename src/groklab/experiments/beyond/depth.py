@@ -33,7 +33,7 @@ from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
 from groklab.experiments.controls import Control
 from groklab.experiments.levels import trend
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.variants import curves, drops_after_go, per_variant, variant_of
+from groklab.experiments.variants import after_go, curves, drops_after_go, per_variant, variant_of
 
 NAME = "depth"
 CONTROLS = [Control("layers1/*", "the 1-layer model", 0.99)]  # fluctuations after grokking need grokking
@@ -55,15 +55,23 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     figs = curves(df, out / "depth", "Fig. 2: test accuracy for 1, 2, 3 layers", order)
     u, low = per_variant(df, "u_acc", order), per_variant(df, "l_acc", order)
     amp = {v: [None if a is None or b is None else a - b for a, b in zip(u[v], low[v])] for v in u}
-    drops = {}
+    drops, fit = {}, {}
     for run, n in (drops_after_go(df) if not df.empty else {}).items():
         drops.setdefault(variant_of(run), []).append(n)
-    return figs, claims(amp, drops)
+    for run, acc in (after_go(df, "train/acc") if not df.empty else {}).items():
+        fit.setdefault(variant_of(run), []).append(min(acc) if acc else None)
+    return figs, claims(amp, drops, fit)
 
 
-def claims(amp: dict, drops: dict) -> list[Claim]:
+def claims(amp: dict, drops: dict, fit: dict | None = None) -> list[Claim]:
+    """`fit`: per variant, each seed's lowest training accuracy from GO on (None: no GO). 004's mechanism moves
+    test points in and out of the indicative regions, which leaves the training set fit; a training accuracy
+    that falls with depth too says the oscillation is a loss of the fit (a measurement beside the claim)."""
     xs = {f"layers{d}": d for d in DEPTHS}
     return [trend("amplitude_grows_with_depth", "After grokking, the test-accuracy oscillation grows with depth.",
                   "U-Acc - L-Acc (None: no grokking)", amp, xs, +1, strength=RHO),
             trend("drops_grow_with_depth", "Deeper models drop in test accuracy more often after grokking.",
-                  "count of drops >= 0.05 between consecutive evals from GO on", drops, xs, +1, strength=RHO)]
+                  "count of drops >= 0.05 between consecutive evals from GO on", drops, xs, +1, strength=RHO),
+            trend("fit_falls_with_depth", "Measurement: after grokking deeper models lose more of their fit too (the "
+                  "lowest training accuracy from GO on falls with depth).",
+                  "lowest training accuracy at an eval from GO on (None: no GO)", fit or {}, xs, -1)]
