@@ -185,7 +185,8 @@ def _ignore_sigint():
 def test_sigterm_to_a_ray_sweep_marks_its_runs_interrupted(tmp_path, background):
     """Under Ray the stop cancels each task (a KeyboardInterrupt in the worker) and waits for the runs to be
     marked interrupted before Ray's processes go: every run resumes, no process is left behind. `background`:
-    started as a shell's background job (`nohup ... &`) is, with SIGINT ignored, which Ray's workers inherit."""
+    the sweep starts with SIGINT ignored, as a shell's background job (`nohup ... &`) does, and Ray's workers
+    inherit that."""
     pytest.importorskip("ray")
     import signal
     import subprocess
