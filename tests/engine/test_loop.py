@@ -187,3 +187,19 @@ def test_an_unused_samplers_knobs_do_not_make_a_stored_run_different(tmp_path):
                                                                                  "sampler_gamma: 0.0001"))
     with pytest.raises(ConfigError, match="sampler_gamma"):
         train_members([make_config(tiny(steps=10, sampler="entropy"))], [ent])
+
+
+def test_drain_waits_for_a_cuda_device_before_the_clock_is_read(monkeypatch):
+    """The eval timer starts after the queued steps ran: on CUDA the loop synchronizes first, on the CPU it
+    does not (there is no queue), and both return a reading of the same clock."""
+    import time
+
+    import torch
+
+    from groklab.engine.loop import drain
+
+    waited = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: waited.append(device))
+    before = time.perf_counter()
+    assert drain(torch.device("cpu")) >= before and waited == []
+    assert drain(torch.device("cuda", 0)) >= before and waited == [torch.device("cuda", 0)]

@@ -22,6 +22,7 @@ from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
 
 class Stepper(Protocol):
     M: int  # members trained now
+    device: torch.device  # where the members live
 
     def step(self, step: int) -> None: ...  # one optimizer step of every member
     def evaluate(self) -> np.ndarray: ...  # [M, 4]: train loss, train acc, test loss, test acc
@@ -65,7 +66,7 @@ class SoloStep:
     M = 1
 
     def __init__(self, exp: RunSetup):
-        self.exp = exp
+        self.exp, self.device = exp, exp.device
         o = exp.cfg.optim
         self.lr_on = o.schedule != "constant" or o.warmup > 0 or exp.adapt is not None  # else lrs never change
         self.decay_end = o.decay_steps or exp.cfg.steps
@@ -136,7 +137,7 @@ class StackedStep:
 
     def __init__(self, exps: list[RunSetup], start: int):
         self.exps, self.active = exps, list(range(len(exps)))
-        device = exps[0].device
+        self.device = device = exps[0].device
         self.stack = Stacked([e.model for e in exps], [e.cfg for e in exps], device)
         for i, e in enumerate(exps):  # a resumed member's optimizer state, from its solo checkpoint
             names = {id(t): n for n, t in e.model.named_parameters()}
