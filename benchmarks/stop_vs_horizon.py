@@ -61,8 +61,10 @@ def main() -> int:
         return 1
     for r in rows:
         du = None if None in (r["u_stop"], r["u_on"]) else 100 * (r["u_on"] - r["u_stop"])
+        u = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731  (no U-Acc: the run never fit)
         print(f"{r['run']:22s} stop {r['stop']:6d} on to {r['on_to']:6d} (differ from {r['first_difference']})  "
-              f"U-Acc {r['u_stop']:.4f} -> {r['u_on']:.4f} ({du:+.1f} pt)  GO {r['go_stop']} -> {r['go_on']}")
+              f"U-Acc {u(r['u_stop'])} -> {u(r['u_on'])} ({'–' if du is None else f'{du:+.1f}'} pt)  "
+              f"GO {r['go_stop']} -> {r['go_on']}")
     d = [100 * (r["u_on"] - r["u_stop"]) for r in rows if None not in (r["u_stop"], r["u_on"])]
     summary = {"runs": len(rows), "median_change_pt": statistics.median(d), "max_change_pt": max(d),
                "rose_over_1pt": sum(x > 1 for x in d), "fell_over_1pt": sum(x < -1 for x in d),

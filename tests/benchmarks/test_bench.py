@@ -38,20 +38,25 @@ def test_ab_trees_smoke(capsys):
 def test_stop_vs_horizon_compares_a_stopped_run_with_its_longer_twin(tmp_path, monkeypatch, capsys):
     """A curve stopped at 400 and its twin trained on to 800, differing from step 300, rising late: the script
     reports the stop, the first difference and the U-Acc the stop missed."""
-    def write(root, rows):
-        (root / "strip/k67/s0").mkdir(parents=True)
-        (root / "strip/k67/s0" / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    def write(root, rows, run="strip/k67/s0"):
+        (root / run).mkdir(parents=True)
+        (root / run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     row = lambda s, te, lo=1.0: {"step": s, "train/acc": 1.0 if s else 0.0, "train/loss": lo, "test/acc": te}  # noqa: E731
     write(tmp_path / "a", [row(s, 0.05) for s in range(0, 500, 100)])
     write(tmp_path / "b", [row(s, 0.05 if s < 600 else 0.3, 1.0 if s < 300 else 0.5) for s in range(0, 900, 100)])
+    never = [{"step": s, "train/acc": 0.1, "train/loss": 1.0, "test/acc": 0.01} for s in range(0, 500, 100)]
+    write(tmp_path / "a", never, "strip/k60/s0")  # never fits its training set: no U-Acc, printed as such
+    write(tmp_path / "b", never, "strip/k60/s0")
     out = tmp_path / "c.json"
     argv = ["stop_vs_horizon.py", str(tmp_path / "a"), str(tmp_path / "b"), "--json", str(out)]
     monkeypatch.setattr(sys, "argv", argv)
     script = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "stop_vs_horizon.py"))
     assert script["main"]() == 0
-    r = json.loads(out.read_text())["rows"][0]
+    r = json.loads(out.read_text())["rows"][1]
     assert (r["stop"], r["on_to"], r["first_difference"], r["go_stop"], r["go_on"]) == (400, 800, 300, None, 600)
-    assert r["u_stop"] == 0.05 and r["u_on"] == 0.3 and "+25.0 pt" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert r["u_stop"] == 0.05 and r["u_on"] == 0.3 and "+25.0 pt" in printed
+    assert "U-Acc – -> – (– pt)" in printed
 
 
 def test_same_runs_finds_the_run_whose_outcome_moved(tmp_path, monkeypatch, capsys):

@@ -95,6 +95,10 @@ def test_table1_claims_on_synthetic_rows():
     late = dict(cut, GO_per_seed=[None, 9000])  # a GO on any seed still decides
     gone = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [late] + rows[i67 + 1:]))}["strip67_disappears"]
     assert gone.holds is False
+    # the other encodings decide it the other way: the verdict depends on the encoding, and says with which
+    assert gone.depends_on == ["encoding"] and "with encoding=offset: holds" in gone.note
+    assert gone.sensitivity["encoding=sep"]["verdict"] == "holds"
+    assert c["strip67_disappears"].depends_on == []  # all three encodings agree (hold): nothing depends on it
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]

@@ -76,3 +76,12 @@ def smallest_n(u: dict, ceiling, ns=N_RANGE) -> int | None:
         order.remove(bad)
         order.insert(0, bad)
     return None
+
+
+def holdout_share(split: str, k, p: int, n_test: int) -> float | None:
+    """The holdout's share of the test set: (k+1)^2 rows for SQUARE (a, b <= k), (k+1) p for STRIP (a <= k)."""
+    if split.startswith("square"):
+        return (int(k) + 1) ** 2 / n_test
+    if split.startswith("strip"):
+        return (int(k) + 1) * p / n_test
+    return None

@@ -40,11 +40,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, smallest_n
+from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, holdout_share, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
 from groklab.experiments.controls import Control
 from groklab.experiments.levels import every_seed, trend
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, seeded, verdict_of
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
@@ -131,8 +131,7 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
                      "cut_per_seed": [bool(last < steps) for last, steps in zip(g["last_step"], g["steps"])],
                      "ceiling": g["ceiling"].mean(), "ceiling_expected": g["ceiling_expected"].mean(),
                      "n_train": int(g["n_train"].iloc[0]), "ceiling_by_n": by_n, "paper_U": paper[0],
-                     "paper_L": paper[1],
-                     "paper_GO": paper[2]})
+                     "paper_L": paper[1], "paper_GO": paper[2]})
     return pd.DataFrame(rows)
 
 
@@ -149,15 +148,6 @@ def _absent(cell: tuple) -> bool | None:
     (None: censored there, cannot tell)."""
     go, cut = cell
     return False if go is not None else (None if cut else True)
-
-
-def holdout_share(split: str, k, p: int, n_test: int) -> float | None:
-    """The holdout's share of the test set: (k+1)^2 rows for SQUARE (a, b <= k), (k+1) p for STRIP (a <= k)."""
-    if split.startswith("square"):
-        return (int(k) + 1) ** 2 / n_test
-    if split.startswith("strip"):
-        return (int(k) + 1) * p / n_test
-    return None
 
 
 def _se(values) -> float | None:
@@ -237,6 +227,20 @@ def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
+def _encoding_sensitivity(out: list[Claim]) -> None:
+    """The text states no token encoding (004's releases use two): where 004's STRIP-code offset ids or each
+    operand's own ids decide "disappears" otherwise than our shared ids, the verdict depends on it (as an
+    assumption's arm would mark it, experiments/assumptions.py)."""
+    c = {x.id: x for x in out}
+    ours = c["strip67_disappears"]
+    for value, alt in (("offset", c["strip_offset67_disappears"]), ("sep", c["strip_own_ids67_disappears"])):
+        there = verdict_of(alt.holds, alt.reason)
+        ours.sensitivity[f"encoding={value}"] = {"field": "encoding", "ours": "eq", "at": value, "verdict": there}
+        if None not in (alt.holds, ours.holds) and alt.holds != ours.holds and "encoding" not in ours.depends_on:
+            ours.depends_on.append("encoding")
+        ours.note = "; ".join(filter(None, [ours.note, f"with encoding={value}: {there}"]))
+
+
 def claims(tab: pd.DataFrame) -> list[Claim]:
     if tab.empty:
         return [Claim("table1", "Table 1's claims", "no runs", holds=None, reason="precondition",
@@ -275,6 +279,7 @@ def claims(tab: pd.DataFrame) -> list[Claim]:
                               {f"{group} k=67": cells}, _absent, "it is None by the horizon",
                               {"max test acc after fit": s67["U"] if s67 is not None else None},
                               shown={f"{group} k=67": [go for go, _ in cells]}))
+    _encoding_sensitivity(out)
     excess = {f"{s} k={k}": r["U"] - r["ceiling"] for (s, k), r in by.items()}
     margin = {f"{s} k={k}": max(NOISE * (r["U_se"] or 0.0), NOISE_FLOOR) for (s, k), r in by.items()}
     ours = smallest_n({r: by[r]["U"] for r in by}, lambda r, n: by[r]["ceiling_by_n"][n - 1])
