@@ -120,3 +120,21 @@ def test_figure_formats_choose_the_files_and_keep_the_png(tmp_path):
     for bad in ("jpg", "", "png,,eps"):
         with pytest.raises(ConfigError, match="format"):
             parse_formats(bad)
+
+
+def test_acc_grid_legend_names_every_line_of_every_panel(tmp_path, monkeypatch):
+    """Panels that show different values of `line` (Table 1: k0 in the random panel, k30..k60 in SQUARE) share
+    one legend holding each value once, in the data's order, not only the first panel's lines."""
+    import pandas as pd
+
+    import groklab.plots.curves as pc
+
+    rows = [{"run": f"{g}/k{k}/s0", "group": g, "k": f"k{k}", "step": st, "train/acc": 1.0, "test/acc": st / 100}
+            for g, ks in (("random", (0,)), ("square", (30, 40)), ("strip", (40, 67))) for k in ks
+            for st in (10, 50, 100)]
+    got = {}
+    monkeypatch.setattr(pc, "save", lambda fig, path, **kw: got.setdefault("fig", fig) and [path])
+    pc.acc_grid(pd.DataFrame(rows), tmp_path / "g.png", rows=None, cols="group", line="k", title="t")
+    (legend,) = got["fig"].legends
+    assert [t.get_text() for t in legend.get_texts()] == ["k0", "k30", "k40", "k67"]
+    assert [ax.get_title() for ax in got["fig"].axes] == ["random", "square", "strip"]

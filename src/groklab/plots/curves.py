@@ -81,12 +81,17 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
                     ax.set_xlabel("step")
                 if j == 0:
                     ax.set_ylabel("accuracy")
-        # one legend below the panels, never over a curve (the first panel with lines: a partial tree leaves some empty)
-        labelled = [ax for ax in axes.flat if ax.get_legend_handles_labels()[1]]
+        # one legend below the panels, never over a curve: every line's label once (a colour is one value of
+        # `line` in every panel; panels may show different values, and a partial tree leaves some empty)
+        seen = {}
+        for ax in axes.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(lab, h)
         fig.suptitle(title)
         fig.tight_layout()
-        if labelled:
-            handles, labels = labelled[0].get_legend_handles_labels()
+        if seen:
+            labels = [str(v) for v in vals(line) if str(v) in seen]
+            handles = [seen[lab] for lab in labels]
             rows_of_labels = -(-len(labels) // 4)
             fig.subplots_adjust(bottom=min(0.5, (0.85 + 0.18 * rows_of_labels) / fig.get_size_inches()[1]))
             fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False,

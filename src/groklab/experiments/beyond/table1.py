@@ -162,8 +162,9 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
         write_json(out / "table1.json", tab.to_dict(orient="records"))
         atomic_write(out / "table1.md", markdown(tab))
         figs = _plot(tab, out / "table1") + acc_grid(
-            df.assign(k=df["run"].str.split("/").str[1]), out / "table1_curves", rows=None, cols="split.name",
-            line="k", title="Table 1 runs: test (solid) and train (dashed) accuracy, median over seeds")
+            df.assign(group=df["run"].str.split("/").str[0], k=df["run"].str.split("/").str[1]), out / "table1_curves",
+            rows=None, cols="group", line="k",
+            title="Table 1 runs: test (solid) and train (dashed) accuracy, median over seeds")
     return figs, claims(tab)
 
 
