@@ -59,7 +59,7 @@ def groklab_ms(p: int, B: int | None, steps: int) -> float:
     """groklab.train with evaluation only at the ends, so the timed part is the training step."""
     cfg = make_config([f"p={p}", "task=mul", "model=mlp_emb", "optim=adam", f"steps={steps}",
                        f"batch_size={B or 1}", f"sampler={'full' if B is None else 'epoch'}",
-                       f"eval.every={steps}", "eval.log_points=0", "progress=false", "stop.early=false"])
+                       f"eval.every={steps}", "eval.log_points=0", "bar=false", "stop.early=false"])
     s = train(cfg).summary
     return (s["wall_s"] - s["eval_s"]) / steps * 1e3
 
@@ -67,7 +67,7 @@ def groklab_ms(p: int, B: int | None, steps: int) -> float:
 def eval_share(p: int, steps: int, B: int | None) -> dict:
     """Share of wall time spent evaluating at the default schedule (eval.every unset: auto, + log points);
     B None: the full batch."""
-    cfg = make_config([f"p={p}", "task=mul", f"steps={steps}", f"batch_size={B or 1}", "progress=false",
+    cfg = make_config([f"p={p}", "task=mul", f"steps={steps}", f"batch_size={B or 1}", "bar=false",
                        f"sampler={'full' if B is None else 'epoch'}", "stop.early=false"])
     s = train(cfg).summary
     return {"batch": B or "full", "steps": steps, "eval_share": s["eval_share"], "wall_s": s["wall_s"],

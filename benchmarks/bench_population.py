@@ -49,7 +49,7 @@ def configs(M: int, B: int | None, p: int, d: int, device: str, smoke: bool, mod
         from groklab.experiments.investigation.profile import code_mlp
         kind, extra = [o for o in code_mlp("quick") if not o.startswith(("p=", "batch_size="))], extra[:2 * smoke]
     batch = ["sampler=full"] if B is None else [f"batch_size={B}"]
-    return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "progress=false", *extra])
+    return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "bar=false", *extra])
             for i in range(M)]
 
 

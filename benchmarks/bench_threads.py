@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 CFG = ["p=47", "task=add", "batch_size=512", "model.d_emb=128", "model.d_hidden=512", "eval.every=1000000",
-       "eval.log_points=0", "progress=false", "checkpoint_every=0", "stop.early=false"]
+       "eval.log_points=0", "bar=false", "checkpoint_every=0", "stop.early=false"]
 POLICIES = {"torch": {"GROKLAB_THREADS": "torch", "OMP_WAIT_POLICY": "ACTIVE"},
             "spin1": {"GROKLAB_THREADS": "1", "OMP_WAIT_POLICY": "ACTIVE"},
             "passive": {"GROKLAB_THREADS": "torch", "OMP_WAIT_POLICY": "PASSIVE"},

@@ -136,7 +136,7 @@ def groklab_ms(case: str, p: int, B: int | None, steps: int, d: int, layers: int
     cfg = make_config([f"p={p}", "task=add", "model=transformer", f"model.d_emb={d}", f"model.d_hidden={4 * d}",
                        f"model.depth={layers}", f"device={device}", "optim=adamw", "optim.weight_decay=1",
                        f"steps={steps}", f"batch_size={B or 1}", f"eval.every={steps}", "eval.log_points=0",
-                       "progress=false", "stop.early=false", *(BEYOND if case == "beyond" else [])])
+                       "bar=false", "stop.early=false", *(BEYOND if case == "beyond" else [])])
     s = train(cfg).summary
     return (s["wall_s"] - s["eval_s"]) / steps * 1e3
 

@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     size = (["p=11", "model.d_emb=8", "model.d_hidden=32", "batch_size=16"] if args.smoke else ["p=97"])
     steps, repeats = (20, 1) if args.smoke else (args.steps, args.repeats)
-    over = size + ["task=mul", f"steps={steps}", "progress=false", "stop.early=false", "optim.lr=0.01",
+    over = size + ["task=mul", f"steps={steps}", "bar=false", "stop.early=false", "optim.lr=0.01",
                    "measures.landscape.n_points=11" if not args.smoke else "measures.landscape.n_points=3"]
     cfg = make_config(over)
     trained = train(cfg).model

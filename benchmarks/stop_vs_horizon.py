@@ -59,9 +59,9 @@ def main() -> int:
     if not rows:
         print("no run is in both trees")
         return 1
+    u = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731  (no U-Acc: the run never fit)
     for r in rows:
         du = None if None in (r["u_stop"], r["u_on"]) else 100 * (r["u_on"] - r["u_stop"])
-        u = lambda v: "–" if v is None else f"{v:.4f}"  # noqa: E731  (no U-Acc: the run never fit)
         print(f"{r['run']:22s} stop {r['stop']:6d} on to {r['on_to']:6d} (differ from {r['first_difference']})  "
               f"U-Acc {u(r['u_stop'])} -> {u(r['u_on'])} ({'–' if du is None else f'{du:+.1f}'} pt)  "
               f"GO {r['go_stop']} -> {r['go_on']}")
