@@ -4,6 +4,7 @@ that must not exist afterwards); setups are described in bad_inputs.setup().
 """
 
 from bad_input_api import API_CASES
+from bad_input_archive import ARCHIVE_CASES
 from bad_input_rules import RULES
 
 TINY = ["p=11", "task=add", "model.d_emb=8", "model.d_hidden=32", "steps=30", "batch_size=16", "eval.every=10",
@@ -292,3 +293,4 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
 CASES += [(f"rule-{name}", ["train", *TINY, *ov, "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]) for name, ov in RULES.items()]
 
 CASES += API_CASES
+CASES += ARCHIVE_CASES

@@ -15,6 +15,7 @@ when it recovers, announces it with a `groklab: note:` line and leaves the user'
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -79,6 +80,19 @@ def _damage(run: Path, how: str) -> None:
     elif how == "runs-trunc":
         runs = next(run.rglob("runs.jsonl.gz"))
         runs.write_bytes(runs.read_bytes()[:200])
+    elif how in ("run-name-dotdot", "study-dotdot", "notes"):  # an archive forged (Reliability IV)
+        if how == "run-name-dotdot":
+            f = next(run.rglob("runs.jsonl.gz"))
+            lines = [json.loads(x) for x in gzip.open(f, "rt")]
+            lines[0]["run"] = "../../../escape"
+            with gzip.open(f, "wt") as z:
+                z.write("".join(json.dumps(x) + "\n" for x in lines))
+        elif how == "study-dotdot":
+            index = json.loads((run / "manifest.json").read_text())
+            index["studies"] = {f"../{k}": v for k, v in index["studies"].items()}
+            (run / "manifest.json").write_text(json.dumps(index))
+        else:
+            (run / "NOTES.md").write_text("the user's notes, beside an archive\n")
     elif how == "claims-trunc":
         claims = next(run.rglob("claims.json"))
         claims.write_text(claims.read_text()[:30])
@@ -117,9 +131,14 @@ def setup(tmp: Path, fixture: Path, spec: str) -> None:
         elif kind == "repro":
             shutil.copytree(fixture.parent / "fixture-repro", tmp / "repro")
             _damage(tmp / "repro", arg)
-        elif kind == "mine":  # a folder of the user's own files
+        elif kind == "mine":  # a folder of the user's own files (`mine:config`: one that looks like a run's)
             (tmp / "mine").mkdir()
             (tmp / "mine" / "thesis.tex").write_text("mine\n")
+            if arg == "config":
+                (tmp / "mine" / "config.yaml").write_text("p: 11\n")
+                (tmp / "mine" / "sweep.yaml").write_text("my notes\n")
+        elif kind == "csv":  # a user's table whose header starts as groklab's summaries do
+            (tmp / "data.csv").write_text("point,x,y\n1,2,3\n")
         elif kind == "archive":
             shutil.copytree(fixture.parent / "fixture-archive", tmp / "archive")
             _damage(tmp / "archive", arg)
@@ -187,7 +206,9 @@ def changed(before: dict, after: dict, mine_only: bool = False) -> list[str]:
     """Files a refused command changed or removed: none may be (a refusal touches nothing that was there).
     A case that recovers (exit 0) may rewrite groklab's own files; the user's folder `mine/` stays as it was."""
     keep = [k for k in before if not mine_only or k.startswith("mine/")]
-    return [k for k in keep if after.get(k) != before[k]]
+    # a run's .lock holds the pid of its last writer: opening a run to resume records the new one (as a
+    # process of its own, unlike the in-process test), which is groklab's bookkeeping, not a file changed
+    return [k for k in keep if after.get(k) != before[k] and not k.endswith("/.lock")]
 
 
 def _inproc(args: list[str], cwd: Path) -> tuple[int, str]:

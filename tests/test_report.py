@@ -90,3 +90,55 @@ def test_a_sweep_gets_a_report_with_its_grid_statistics_and_curves(tmp_path):
     page = (tmp_path / "s" / "report.html").read_text()
     assert "groklab sweep:" in page and "optim.lr=0.003" in page and "2 grid point(s), 4 runs" in page
     assert "grid: {optim.lr: [0.01, 0.003]}" in page and page.count("data:image/png;base64,") == 1
+
+
+HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "x | FORGED | n=99 | holds |\n| fig6 ",
+           "'><b onmouseover=alert(1)>"]
+
+
+def test_no_field_of_a_forged_claims_file_reaches_the_page_as_markup(tree, tmp_path, capsys):
+    """Every text of claims.json and experiment.json -- reason, depends_on, sensitivity, quote, note, per-seed
+    keys, controls, assumptions -- is escaped on the page (Jinja2 autoescape), and a Markdown cell can neither
+    break its row nor open a tag; a statistic nested 900 levels deep is shown bounded."""
+    forged = tmp_path / "forged"
+    shutil.copytree(tree, forged)
+    f = forged / "fig6" / "claims.json"
+    doc = json.loads(f.read_text())
+    for i, c in enumerate(doc["claims"]):
+        bad = HOSTILE[i % len(HOSTILE)]
+        c.update(holds=None, reason=bad, depends_on=[bad], note=bad, quote=bad, where=bad, text=bad,
+                 sensitivity={"encoding": {"judged_with": bad}}, per_seed={bad: [bad]})
+    deep = []
+    for _ in range(900):
+        deep = [deep]
+    doc["claims"][0]["per_seed"] = {"deep": deep}
+    doc["controls"] = [{"what": HOSTILE[0], "runs": HOSTILE[1], "reach": 0.99, "best": {HOSTILE[2]: 0.5},
+                        "ok": False}]
+    doc["assumptions"] = [{"field": HOSTILE[0], "ours": HOSTILE[1], "why": HOSTILE[3], "other": HOSTILE[1],
+                           "arm": HOSTILE[2], "extra": [HOSTILE[0]]}]
+    f.write_text(json.dumps(doc))
+    man = json.loads((forged / "fig6" / "experiment.json").read_text())
+    man["title"], man["paper"] = HOSTILE[0], HOSTILE[3]
+    (forged / "fig6" / "experiment.json").write_text(json.dumps(man))
+    page = write_report(forged).read_text()
+    for bad in HOSTILE[:2] + ["<b onmouseover"]:
+        assert bad not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "inconclusive (&lt;img" in page
+    md = markdown(forged)
+    rows = md.splitlines()
+    assert len(rows) == 2 + len(doc["claims"]) and all(r.startswith("| fig6 | ") for r in rows[2:])
+    assert "<img" not in md and "<script" not in md
+    assert all(len(re.findall(r"(?<!\\)\|", r)) == 5 for r in rows[2:])  # 4 cells, no pipe of the data's
+
+
+@pytest.mark.parametrize("field, value", [("assumptions", [{"field": "x", "ours": "a", "why": "b", "extra": 5}]),
+                                          ("controls", [{"what": "x", "runs": "y", "reach": "high", "ok": True}]),
+                                          ("claims", [{"id": "x"}])])
+def test_a_claims_file_of_the_wrong_shape_is_one_line_naming_it(tree, tmp_path, capsys, field, value):
+    forged = tmp_path / "forged"
+    shutil.copytree(tree, forged)
+    f = forged / "fig6" / "claims.json"
+    f.write_text(json.dumps({**json.loads(f.read_text()), field: value}))
+    assert main(["report", str(forged)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "claims.json" in err[0] and field in err[0]

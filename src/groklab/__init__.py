@@ -36,9 +36,16 @@ def reproduce(target: str, out="runs/reproduce", profile: str = "quick", seeds: 
     figure files as `--format` ('png,pdf,svg' or a tuple; PNG always)."""
     import pandas as pd
 
+    from groklab.config.arguments import path_arg, str_arg, str_list_arg
+    from groklab.errors import ConfigError
     from groklab.experiments import reproduce as run
     from groklab.plots.style import figure_formats
 
+    target = str_arg(target, "target", "'embedding/fig6'")
+    out, source = path_arg(out, "out"), path_arg(source, "source", optional=True)
+    overrides = str_list_arg(overrides, "overrides", "['p=11']") if overrides is not None else None
+    if formats is not None and not isinstance(formats, (str, list, tuple)):
+        raise ConfigError("formats", repr(formats)[:60], "must be 'png,pdf,svg' or a tuple of those names")
     with figure_formats(formats):
         docs = run(target, out, profile=profile, seeds=seeds, jobs=jobs, echo=echo, only=only, source=source,
                    overrides=tuple(overrides) if overrides is not None else None, train_missing=train_missing)

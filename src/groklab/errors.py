@@ -9,7 +9,7 @@ class ConfigError(ValueError):
     def __init__(self, field: str, value, allowed: str):
         self.field, self.value, self.allowed = field, value, allowed
         name = str(field) if len(str(field)) <= 200 else f"{str(field)[:200]}..."  # a 100,000-character key
-        super().__init__(f"{_printable(name)}={_short(value)}: {_printable(allowed)}")
+        super().__init__(f"{printable(name)}={_short(value)}: {printable(allowed)}")
 
     def __reduce__(self):  # picklable, so a process-pool or Ray worker's refusal reaches the parent whole
         plain = isinstance(self.value, (int, float, str, type(None))) and len(_short(self.value)) < 200
@@ -56,7 +56,7 @@ def _short(value, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
-def _printable(text) -> str:
+def printable(text) -> str:
     """text with every non-printable character escaped (a key typed as `a\\nb=1` is named, not broken over two
     lines): the error stays one line whatever the user typed."""
     text = str(text)

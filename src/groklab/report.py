@@ -1,15 +1,16 @@
 """`groklab report DIR`: one self-contained HTML page (figures inlined) for an experiment tree."""
 from __future__ import annotations
 
-import base64
-import html
+import re
 import time
 from collections import Counter
 from pathlib import Path
 
 import yaml
+from jinja2 import Environment, FileSystemLoader
 
 from groklab.errors import ConfigError
+from groklab.report_sweep import data_uri, sweep_page
 from groklab.store import (
     RunStore,
     archive,
@@ -25,7 +26,9 @@ from groklab.store import (
 from groklab.store.files import begins_with
 from groklab.store.tree import inside
 
-HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "
+HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "  # how every report begins
+PAGE = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True,
+                   keep_trailing_newline=True).get_template("report.html.j2")
 CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;
 text-align:left;vertical-align:top}th{background:#f3f3f3}.holds{color:#176b2c;font-weight:600}
@@ -56,13 +59,16 @@ def health(fig_dir: Path) -> dict[str, str]:
     return {name: r["status"] for name, r in runs_of(fig_dir).items()}
 
 
-def _fmt(v) -> str:
+def _fmt(v, depth: int = 0) -> str:
+    """A statistic's value as text (nested values bounded: a forged claims.json cannot recurse without end)."""
+    if depth > 8:
+        return "…"
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(_fmt(x, depth + 1) for x in v[:1000]) + ("…" if len(v) > 1000 else "") + "]"
     if isinstance(v, dict):
-        return "; ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+        return "; ".join(f"{k}: {_fmt(x, depth + 1)}" for k, x in list(v.items())[:1000])
     return "–" if v is None else str(v)
 
 
@@ -92,9 +98,8 @@ def headline(claims: list[dict]) -> str:
     return text + (f" ({n['measurements']} measurements beside)" if n["measurements"] else "")
 
 
-def _verdict_html(c: dict) -> str:
-    css = {True: "holds", False: "fails"}.get(c["holds"], "partial")  # inconclusive: neither green nor red
-    return f"<span class='{css}'>{verdict(c)}</span>"
+def _css_of(c: dict) -> str:
+    return {True: "holds", False: "fails"}.get(c["holds"], "partial")  # inconclusive: neither green nor red
 
 
 def _analysed(fig_dir: Path) -> dict | None:
@@ -102,117 +107,64 @@ def _analysed(fig_dir: Path) -> dict | None:
     return read_claims(fig_dir) or read_partial(fig_dir)
 
 
-def _img(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img alt="{html.escape(path.name)}" src="data:image/png;base64,{data}">'
-
-
-def _claims_table(claims: list[dict]) -> str:
-    e = html.escape
-    rows = ["<table class='claims'><tr><th>claim</th><th>statistic</th><th>aggregate</th>"
-            "<th>per seed</th><th>verdict</th></tr>"]
-    before = None
-    for c in claims:
-        per = "<br>".join(f"{e(k)}: {e(_fmt(v))}" for k, v in c.get("per_seed", {}).items())
-        statistic = "<i>as above</i>" if c["statistic"] == before else e(c["statistic"])
-        before = c["statistic"]
-        note = f"<br><i>{e(c['note'])}</i>" if c.get("note") else ""
-        kind = " <i>(measurement: our own check, not counted among the paper's claims)</i>" \
-            if c.get("kind") == "measurement" else ""
-        quote = (f"<blockquote>“{e(c['quote'])}” ({e(c.get('where') or '')})</blockquote>"
-                 if c.get("quote") else "")
-        rows.append(f"<tr><td><b>{e(c['id'])}</b>{kind}<br>{e(c['text'])}{quote}</td><td>{statistic}</td>"
-                    f"<td>{e(_fmt(c.get('aggregate', {})))}</td><td>{per}</td>"
-                    f"<td>{_verdict_html(c)}{note}</td></tr>")
-    return "\n".join(rows) + "</table>"
+def _claim(c: dict, before: str | None) -> dict:
+    return {"id": c["id"], "text": c["text"], "measurement": c.get("kind") == "measurement",
+            "quote": c.get("quote"), "where": c.get("where") or "", "statistic": c["statistic"],
+            "same_statistic": c["statistic"] == before, "aggregate": _fmt(c.get("aggregate", {})),
+            "per_seed": [(k, _fmt(v)) for k, v in (c.get("per_seed") or {}).items()], "note": c.get("note"),
+            "verdict": verdict(c), "css": _css_of(c)}
 
 
 def arm_value(a: dict) -> str:
     """An assumption's other value as its arm sets it, with the overrides it needs beside it ("a+b
     split.skew=6", as a claim's sensitivity names it; an archive judged before `extra` was stored: the value)."""
-    return " ".join((str(a["other"]), *(a.get("extra") or ())))
+    return " ".join((str(a["other"]), *(str(x) for x in (a.get("extra") or ()))))
 
 
-def _assumptions(rows: list[dict]) -> str:
-    e = html.escape
-    items = "".join(f"<tr><td><code>{e(a['field'])}</code></td><td>{e(str(a['ours']))}</td><td>{e(a['why'])}</td>"
-                    f"<td>{e(arm_value(a)) if a.get('arm') else '–'}</td></tr>" for a in rows)
-    return ("<h3>Settings the paper does not state</h3><table><tr><th>field</th><th>ours</th><th>why</th>"
-            f"<th>also run with (sensitivity arm)</th></tr>{items}</table>")
+def _session(x: dict) -> dict:
+    """Who trained these runs: one call of reproduce, its command, build, cores and date."""
+    m = x.get("machine") or {}
+    return {"verb": "re-judged" if "from" in x else "trained", "command": str(x.get("command", "?")),
+            "groklab": str(m.get("groklab", "?")), "commit": str(m.get("commit") or "?"),
+            "torch": str(m.get("torch", "?")), "cores": str(m.get("cores", "?")), "date": str(m.get("date", "?"))}
 
 
-def _provenance(sessions: list[dict]) -> str:
-    """Who trained these runs: per call of reproduce, its command, groklab version and commit, torch, cores,
-    date (a tree made before sessions were recorded has none)."""
-    e = html.escape
-    lines = []
-    for x in sessions:
-        m = x.get("machine") or {}
-        verb = "re-judged" if "from" in x else "trained"
-        lines.append(f"{verb} by <code>{e(str(x.get('command', '?')))}</code>: groklab {e(str(m.get('groklab', '?')))} "
-                     f"(commit {e(str(m.get('commit') or '?'))}), torch {e(str(m.get('torch', '?')))}, "
-                     f"{e(str(m.get('cores', '?')))} cores, {e(str(m.get('date', '?')))}")
-    return "<p class='provenance'>" + ("<br>".join(lines) or "no record of the calls that made these runs") + "</p>"
-
-
-def _controls(rows: list[dict]) -> str:
-    e = html.escape
-    items = "".join(f"<tr><td>{e(c['what'])} (<code>{e(c['runs'])}</code>)</td><td>{c['reach']:g}</td>"
-                    f"<td>{e(', '.join(f'{r}: {v:.3f}' for r, v in c['best'].items()) or 'no run')}</td>"
-                    f"<td class='{'holds' if c['ok'] else 'fails'}'>{'shown' if c['ok'] else 'not shown'}</td></tr>"
-                    for c in rows)
-    return ("<h3>Controls (the claims resting on one that is not shown are inconclusive)</h3><table><tr>"
-            f"<th>control</th><th>test acc to reach</th><th>highest per run</th><th></th></tr>{items}</table>")
-
-
-def _section(fig_dir: Path) -> tuple[str, list[dict], dict]:
-    e = html.escape
-    man = read_manifest(fig_dir)
-    doc = _analysed(fig_dir)
-    runs = runs_of(fig_dir)
+def _section(fig_dir: Path) -> dict:
+    """One figure's part of the page, as plain values (the template escapes every one)."""
+    man, doc, runs = read_manifest(fig_dir), _analysed(fig_dir), runs_of(fig_dir)
     status = {name: r["status"] for name, r in runs.items()}
-    counts = Counter(status.values())
-    parts = [f"<h2 id='{e(man['figure'])}'>{e(man['figure'])}: {e(man['title'])}</h2>",
-             f"<p class='paper'><b>Paper:</b> {e(man['paper'])}</p>",
-             f"<p>profile <code>{e(man['profile'])}</code>, {man['seeds']} seeds, {len(status)} runs"
-             + (f", analysed in {doc['wall_s']} s" if doc else "") + "</p>"]
-    parts += [_provenance(man.get("sessions", []))]
-    claims = doc["claims"] if doc else []
-    if doc:
-        for f in doc["figures"]:
-            img = inside(fig_dir, f)
-            if img is not None and img.suffix == ".png":
-                parts.append(_img(img))
-        parts.append(_claims_table(claims))
-        parts += [_controls(doc["controls"])] if doc.get("controls") else []
-        parts += [_assumptions(doc["assumptions"])] if doc.get("assumptions") else []
-    else:
-        parts.append("<p class='fails'>not analysed yet: no claims.json (re-run groklab reproduce)</p>")
-    bad = {n: s for n, s in status.items() if s in ("diverged", "failed", "missing", "running", "interrupted")}
-    parts.append("<h3>Run health</h3><p>" + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + "</p>")
-    if bad:
-        items = []
-        for n, s in bad.items():
-            why = (runs[n]["error"] or "").splitlines()[-1:] or [""]
-            why = why[0]
-            items.append(f"<tr><td>{e(n)}</td><td class='fails'>{e(s)}</td><td>{e(why)}</td></tr>")
-        parts.append("<table><tr><th>run</th><th>status</th><th>error</th></tr>" + "".join(items) + "</table>")
-    parts.append(_configs(fig_dir, man, runs))
-    return "\n".join(parts), claims, counts
-
-
-def _configs(fig_dir: Path, man: dict, runs: dict) -> str:
-    """The runs' overrides, and one resolved config in full (the rest differ only by the overrides)."""
-    e = html.escape
-    rows = "".join(f"<tr><td>{e(n)}</td><td><code>{e(' '.join(o))}</code></td></tr>" for n, o in man["runs"].items())
+    claims, before = [], None
+    for c in (doc or {}).get("claims", []):
+        claims.append(_claim(c, before))
+        before = c["statistic"]
+    images = [{"name": img.name, "uri": data_uri(img)} for f in (doc or {}).get("figures", [])
+              if (img := inside(fig_dir, f)) is not None and img.suffix == ".png"]
+    controls = [{"what": c["what"], "runs": c["runs"], "reach": f"{c['reach']:g}", "ok": c["ok"],
+                 "best": ", ".join(f"{r}: {v:.3f}" for r, v in c["best"].items()) or "no run"}
+                for c in (doc or {}).get("controls") or []]
+    assumptions = [{"field": a["field"], "ours": str(a["ours"]), "why": a["why"],
+                    "arm": arm_value(a) if a.get("arm") else "–"} for a in (doc or {}).get("assumptions") or []]
+    bad = [(n, s, ((runs[n]["error"] or "").splitlines()[-1:] or [""])[0]) for n, s in status.items()
+           if s in ("diverged", "failed", "missing", "running", "interrupted")]
     first = next(((n, r["config"]) for n, r in runs.items() if r["config"]), None)
     if first is None:
         run = next(iter(find_runs(fig_dir)), None)
         first = (run.relative_to(fig_dir).as_posix(), RunStore(run).config()) if run else None
-    full = yaml.safe_dump(first[1], sort_keys=False) if first else ""
-    return (f"<details><summary>Configs ({len(man['runs'])} runs)</summary><table><tr><th>run</th>"
-            f"<th>overrides</th></tr>{rows}</table><p>Resolved config of {e(first[0] if first else '-')}:</p>"
-            f"<pre>{e(full)}</pre></details>")
+    return {"figure": man["figure"], "title": man["title"], "paper": man["paper"], "profile": man["profile"],
+            "seeds": man["seeds"], "n_runs": len(status), "analysed": doc is not None,
+            "wall_s": (doc or {}).get("wall_s"), "sessions": [_session(x) for x in man.get("sessions", [])],
+            "images": images, "claims": claims, "raw_claims": (doc or {}).get("claims", []), "controls": controls,
+            "assumptions": assumptions, "bad": bad,
+            "health": ", ".join(f"{k}: {v}" for k, v in sorted(Counter(status.values()).items())),
+            "configs": [(n, " ".join(o)) for n, o in man["runs"].items()],
+            "first_name": first[0] if first else "-",
+            "full_config": yaml.safe_dump(first[1], sort_keys=False) if first else ""}
+
+
+def render(**page) -> str:
+    """The report page from its values: Jinja2 with autoescaping, so no field can reach the HTML unescaped
+    (replaced hand-built f-strings, each of which had to remember html.escape)."""
+    return PAGE.render(css=CSS, date=time.strftime("%Y-%m-%d %H:%M"), **page)
 
 
 def write_report(root: str | Path, out: str | Path | None = None) -> Path:
@@ -222,25 +174,13 @@ def write_report(root: str | Path, out: str | Path | None = None) -> Path:
         raise ConfigError("report", str(root), "is not a directory")
     figs = experiment_dirs(root)
     if not figs and next(iter(find_runs(root)), None) is not None:  # a sweep: statistics and curves, no claims
-        from groklab.report_sweep import sweep_page
-
-        return _write_page(sweep_page(root, HEAD, CSS, _img), Path(out) if out else root / "report.html")
+        page = render(title=root.name, root=str(root), sweep=sweep_page(root), sections=[])
+        return _write_page(page, Path(out) if out else root / "report.html")
     if not figs:
         raise ConfigError("report", str(root), "holds no experiment or run; run groklab reproduce or sweep first")
-    sections, summary = [], []
-    for d in figs:
-        text, claims, counts = _section(d)
-        sections.append(text)
-        name = read_manifest(d)["figure"]
-        summary += [(name, c) for c in claims]
-    e = html.escape
-    rows = "".join(f"<tr><td><a href='#{e(f)}'>{e(f)}</a></td><td>{e(c['text'])}</td><td>"
-                   f"{_verdict_html(c)}</td></tr>" for f, c in summary)
-    page = (f"{HEAD}{e(root.name)}</title>"
-            f"<style>{CSS}</style></head><body><h1>groklab report: {e(str(root))}</h1>"
-            f"<p>{time.strftime('%Y-%m-%d %H:%M')}; {len(figs)} figure(s); {e(headline([c for _, c in summary]))}.</p>"
-            f"<table id='verdicts'><tr><th>figure</th><th>claim</th><th>verdict</th></tr>{rows}</table>"
-            + "\n".join(sections) + "</body></html>")
+    sections = [_section(d) for d in figs]
+    page = render(title=root.name, root=str(root), sweep=None, sections=sections,
+                  headline=headline([c for s in sections for c in s["raw_claims"]]))
     return _write_page(page, Path(out) if out else root / "report.html")
 
 
@@ -269,18 +209,25 @@ def markdown(root: str | Path) -> str:
         doc = _analysed(d)
         if doc is None:
             continue
-        lines += [f"| {doc['figure']} | {row}" for row in claim_rows(doc)]
+        lines += [f"| {md_cell(doc['figure'])} | {row}" for row in claim_rows(doc)]
     if len(lines) == 2:
         raise ConfigError("report", str(root), "holds no analysed experiment (no claims); run groklab reproduce first")
     return "\n".join(lines)
+
+
+def md_cell(x) -> str:
+    """Text made safe for one Markdown table cell: a '<' that could open a tag escaped, '|' escaped, line breaks
+    joined (a claim's text can neither forge a row nor carry markup into a page; 'f_E < 1' and '->' stay)."""
+    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", str(x))
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def claim_rows(doc: dict) -> list[str]:
     """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |` (a measurement
     of our own is marked as such)."""
     mark = lambda c: " *(measurement)*" if c.get("kind") == "measurement" else ""  # noqa: E731
-    return [f"{c['text']}{mark(c)} | {_fmt(c.get('aggregate', {})).replace('|', '/')} | {verdict(c)} |"
-            for c in doc["claims"]]
+    return [f"{md_cell(c['text'])}{mark(c)} | {md_cell(_fmt(c.get('aggregate', {})).replace('|', '/'))} | "
+            f"{md_cell(verdict(c))} |" for c in doc["claims"]]
 
 
 def claims_markdown(doc: dict) -> str:

@@ -128,9 +128,8 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
         train_population([a, b], packing="stacked")
     with pytest.raises(ConfigError, match="optim.name"):
         train_population([a, make_config(tiny(optim="sgd"))], packing="stacked")
-    full = [make_config(tiny(sampler="full", **{"split.frac_train": f})) for f in (0.3, 0.5)]
-    with pytest.raises(ConfigError, match="sampler"):
-        train_population(full, [tmp_path / "x", tmp_path / "y"], packing="stacked")
+    with pytest.raises(ConfigError, match="model.d_hidden"):
+        train_population([a, b], [tmp_path / "x", tmp_path / "y"], packing="stacked")
     assert not (tmp_path / "x").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="packing"):
         train_population([a], packing="vmap")
@@ -154,3 +153,18 @@ def test_stacked_transformers_equal_solo_runs():
         for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
             assert res.summary["population/packing"] == "stacked"
             _assert_close(res, train(cfg), 1e-12)
+
+
+def test_full_batches_of_unequal_sizes_stack_and_equal_solo_runs():
+    """Members training on different fractions of the table (004's Fig. 4 and threshold study) share one stack:
+    each full batch is padded to the largest, padded rows weigh 0 and a member's own rows 1 / n_i, so every member
+    follows its solo run (float64), for the MLP and 004's Transformer; once the largest finishes, the rest go on."""
+    for extra in ([], ["model=transformer", "model.depth=1", "model.norm=none", "model.bias=false", "encoding=eq",
+                       "optim=adamw"]):
+        cfgs = [make_config(tiny(sampler="full", dtype="float64", seed=s, steps=50 - 10 * s,
+                                 **{"split.frac_train": f}) + extra) for s, f in enumerate((0.3, 0.5, 0.8))]
+        results = train_population(cfgs, packing="stacked")
+        assert len({r.summary["n_train"] for r in results}) == 3
+        for res, cfg in zip(results, cfgs):
+            assert res.summary["population/packing"] == "stacked"
+            _assert_close(res, train(cfg), 1e-10)

@@ -14,7 +14,7 @@ from groklab import ConfigError, make_config, train
 from groklab.cli import main
 from groklab.engine.evals import eval_schedule
 from groklab.errors import RunBusy
-from groklab.store import RunStore, holder, read_metrics
+from groklab.store import RunStore, holder, make_out, read_metrics
 from groklab.store.files import tmp_name
 from groklab.sweep import expand, load_sweep, plan
 
@@ -86,7 +86,7 @@ def test_sweeps_leave_a_busy_run_to_its_writer(tmp_path, capsys):
     base = {"p": 11, "task": "add", "model.d_emb": 8, "model.d_hidden": 32, "steps": 30, "batch_size": 16,
             "eval.every": 10, "eval.log_points": 0, "checkpoint_every": 10}
     f.write_text(yaml.safe_dump({"base": base, "grid": {"optim.lr": [0.001, 0.01]}, "seeds": 1}))
-    runs = expand(load_sweep(f), tmp_path / "out")
+    runs = expand(load_sweep(f), make_out(tmp_path / "out"))  # the sweep's tree, marked as a sweep marks it
     train(runs[0].cfg.model_copy(update={"steps": 30}), out=runs[0].out)  # then hold its lock, as a writer would
     (runs[0].out / "summary.json").unlink()
     lock = RunStore.open(runs[0].out, write=True)

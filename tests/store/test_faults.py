@@ -131,7 +131,7 @@ def test_a_refused_rename_while_replacing_an_archive_keeps_the_old_one(tmp_path,
     the old archive is back at its path, whole, and no folder of ours is left beside it."""
     import json
 
-    from groklab.store import archive
+    from groklab.store import archive, archive_write
 
     tree = tmp_path / "tree"
     (tree / "s").mkdir(parents=True)
@@ -151,9 +151,9 @@ def test_a_refused_rename_while_replacing_an_archive_keeps_the_old_one(tmp_path,
         return real(src, dst)
 
     monkeypatch.setattr(os, "replace", new_one_refused)
-    monkeypatch.setattr(archive, "_write_study", lambda study, out, weights: out.mkdir(parents=True) or {})
+    monkeypatch.setattr(archive_write, "_write_study", lambda study, out, weights: out.mkdir(parents=True) or {})
     with pytest.raises(OSError):
-        archive.write_archive(tree, dest, {}, replace=True)
+        archive_write.write_archive(tree, dest, {}, replace=True)
     monkeypatch.undo()
     assert {p.relative_to(dest): p.read_bytes() for p in dest.rglob("*") if p.is_file()} == before
     assert aside and sorted(p.name for p in dest.parent.iterdir()) == ["a"]

@@ -98,14 +98,23 @@ def test_reproduce_writes_only_into_a_folder_of_its_own(tmp_path, capsys):
         check_out(out / "fig6" / "claims.json")
 
 
-def test_an_empty_folder_or_a_tree_from_before_the_mark_is_adopted(tmp_path):
+def test_an_empty_folder_is_adopted_and_a_folder_is_ours_by_its_mark_never_by_its_look(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert (make_out(empty) / ".groklab").is_file()
-    old = tmp_path / "old"
-    (old / "fig6").mkdir(parents=True)
-    (old / "fig6" / "experiment.json").write_text("{}")
-    assert check_out(old) == old
+    for look in ("fig6/experiment.json", "config.yaml", "sweep.yaml"):  # what groklab's trees hold: no mark
+        old = tmp_path / look.replace("/", "_")
+        (old / look).parent.mkdir(parents=True, exist_ok=True)
+        (old / look).write_text("{}")
+        (old / "NOTES.md").write_text("mine")
+        with pytest.raises(ConfigError, match="did not write"):
+            check_out(old)
+        (old / ".groklab").write_text("written by groklab\n")  # the mark adopts it
+        assert check_out(old) == old
+    link = tmp_path / "link"
+    link.symlink_to(empty)
+    with pytest.raises(ConfigError, match="symbolic link"):
+        check_out(link)
 
 
 def test_report_embeds_only_files_inside_the_experiment(tmp_path):
@@ -143,7 +152,7 @@ def test_a_manifest_naming_a_run_outside_its_experiment_is_refused(tmp_path):
     man = json.loads((out / "fig6" / "experiment.json").read_text())
     man["runs"]["../../etc"] = []
     (out / "fig6" / "experiment.json").write_text(json.dumps(man))
-    with pytest.raises(StoreError, match="relative path below the experiment"):
+    with pytest.raises(StoreError, match="must stay below its tree"):
         write_report(out)
 
 
@@ -192,7 +201,11 @@ def test_summarize_replaces_only_a_summary_it_wrote(tmp_path, capsys):
     mine = tmp_path / "mine.csv"
     mine.write_text("my,data\n")
     assert main(["summarize", str(tmp_path / "s"), "--csv", str(mine)]) == 2
-    assert mine.read_text() == "my,data\n" and "not a summary groklab wrote" in capsys.readouterr().err
+    assert mine.read_text() == "my,data\n" and "replaces only the tree's own" in capsys.readouterr().err
+    table = tmp_path / "data.csv"  # a user's table that merely starts like groklab's is still theirs
+    table.write_text("point,x,y\n1,2,3\n")
+    assert main(["summarize", str(tmp_path / "s"), "--csv", str(table)]) == 2
+    assert table.read_text() == "point,x,y\n1,2,3\n"
     ours = tmp_path / "s" / "summary.csv"
     assert main(["summarize", str(tmp_path / "s")]) == 0 and ours.read_text().startswith("point,optim.lr,n,")
     assert main(["summarize", str(tmp_path / "s")]) == 0  # its own table: replaced
@@ -208,12 +221,6 @@ def test_a_users_folder_holding_one_run_among_their_files_is_not_adopted(tmp_pat
     (mine / "proj" / "config.yaml").write_text("p: 11\n")
     with pytest.raises(ConfigError, match="holds files groklab did not write"):
         check_out(mine)
-    old = tmp_path / "old"  # a 0.2 reproduction: experiments, a report beside them, an empty folder
-    (old / "fig6").mkdir(parents=True)
-    (old / "fig6" / "experiment.json").write_text("{}")
-    (old / "report.html").write_text("<!doctype html>")
-    (old / "spare").mkdir()
-    assert check_out(old) == old
-    (old / "notes.txt").write_text("mine\n")
-    with pytest.raises(ConfigError, match="notes.txt"):
-        check_out(old)
+    (mine / "proj" / ".groklab").write_text("written by groklab\n")  # a marked tree inside is not the folder's mark
+    with pytest.raises(ConfigError, match="thesis.tex"):
+        check_out(mine)

@@ -41,15 +41,15 @@ def test_expansion_counts_and_names(tmp_path):
     assert all(len({u_r.cfg.optim.name for u_r in u}) == 1 for u in units)
 
 
-def test_stacked_full_batch_runs_are_grouped_by_training_size(tmp_path):
+def test_stacked_full_batch_runs_of_unequal_training_sizes_share_one_population(tmp_path):
     """STRIP holdouts at frac 0.5 of the table: k = 1 leaves 121 - 22 = 99 rows (60 trained), k = 7 leaves 33 (all
-    trained): full-batch members of one stack need one size, so they form two populations, which both train."""
+    trained): full batches of unequal sizes are padded (padded rows weigh 0), so the three form one population."""
     f = _sweep(tmp_path, {"split.k": [1, 2, 7]}, seeds=[0], base={"p": 11, "task": "add", "sampler": "full",
                "split": "strip", "split.frac_train": 0.5, "steps": 3, "eval.every": 1, "bar": False,
                "model.d_emb": 8, "model.d_hidden": 16})
     runs = expand(load_sweep(f), tmp_path / "out")
     units, _, _ = plan(runs, "stacked")
-    assert sorted(sorted(r.cfg.split.k for r in u) for u in units) == [[1, 2], [7]]
+    assert sorted(sorted(r.cfg.split.k for r in u) for u in units) == [[1, 2, 7]]
     assert all(status == "completed" for _, status in run_units(units, "stacked"))
 
 

@@ -50,7 +50,10 @@ def cmd_measure(args) -> int:
     from groklab.engine.posthoc import measure_checkpoint
     from groklab.measures import MEASURES
 
-    names = MEASURES if args.what == "all" else tuple(w.strip() for w in args.what.split(","))
+    names = MEASURES if args.what == "all" else tuple(dict.fromkeys(w.strip() for w in args.what.split(",")))
+    unknown = [n for n in names if n not in MEASURES]  # checked before the checkpoint is read: 20,000 names were run
+    if unknown:
+        raise ConfigError("what", unknown[0][:60], f"allowed: all, or a comma list of {', '.join(MEASURES)}")
     step, scalars, arrays = measure_checkpoint(args.run, args.at, names, args.overrides)
     print(json.dumps({"run": args.run, "step": step, **scalars, "arrays": sorted(arrays)}, indent=1))
     return 0
@@ -137,11 +140,13 @@ def cmd_summarize(args) -> int:
     from groklab.sweep import format_table, summarize
 
     df = summarize(args.dir)
-    csv = Path(args.csv) if args.csv else Path(args.dir) / "summary.csv"
+    own = Path(args.dir) / "summary.csv"  # the tree's own table: groklab's to replace
+    csv = Path(args.csv) if args.csv else own
     if csv.is_dir():
         raise ConfigError("csv", str(csv), "is a directory; give a file name")
-    if csv.is_symlink() or (csv.exists() and not begins_with(csv, b"point,")):  # only a table groklab wrote
-        raise ConfigError("csv", str(csv), "exists and is not a summary groklab wrote; pick a new file name")
+    if csv.is_symlink() or csv.exists() and not (csv == own and begins_with(csv, b"point,")):
+        raise ConfigError("csv", str(csv), "exists; groklab replaces only the tree's own summary.csv (pick a new "
+                                           "file name, or remove this one)")
     print(format_table(df))
     atomic_write(csv, df.to_csv(index=False))
     print(f"written: {csv}")

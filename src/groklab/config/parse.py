@@ -7,8 +7,9 @@ from typing import Any, Optional
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from groklab.config.arguments import mapping_arg, path_arg, str_list_arg
 from groklab.config.schema import TASK_NAMES, Config
-from groklab.config.yaml12 import loads
+from groklab.config.yaml12 import MAX_BYTES, loads
 from groklab.errors import ConfigError
 
 
@@ -47,6 +48,8 @@ def flatten(d: dict, prefix: str = "") -> dict:
 def set_dotted(data: dict, dotted: str, value: Any) -> None:
     """Set `a.b.c = value` in a nested dict, checking every key against the schema."""
     cls: type[BaseModel] = Config
+    if not isinstance(dotted, str):  # YAML reads `5: 1` as an integer key
+        raise ConfigError(str(dotted), value, "a config key must be a name such as p or optim.lr, not a number")
     parts = dotted.split(".")
     node = data
     for i, key in enumerate(parts):
@@ -111,10 +114,16 @@ def validate(data: dict) -> Config:
 def load_yaml(path: str | Path) -> dict:
     """A user's YAML file holding a mapping (YAML 1.2 core schema, no duplicate keys, bounded: yaml12.py)."""
     path = Path(path)
+    if path.exists() and not path.is_file():  # a FIFO would be waited on; say what it is, not "no such file"
+        raise ConfigError("config", str(path), "not a regular file (a pipe or device); write the config to a file")
     if not path.is_file():
         raise ConfigError("config", str(path), "no such file")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_BYTES + 1)  # never more than the bound: a 4 GB file is refused after 1 MB, not read whole
+    if len(raw) > MAX_BYTES:
+        raise ConfigError("config", str(path), f"longer than {MAX_BYTES:,} bytes; a config file is a few KB")
     try:
-        data = loads(path.read_text(encoding="utf-8")) or {}
+        data = loads(raw.decode("utf-8")) or {}
     except UnicodeDecodeError as err:
         raise ConfigError("config", str(path), f"not UTF-8 text (byte {err.start}); is it a YAML file?") from None
     except yaml.YAMLError as err:
@@ -126,6 +135,9 @@ def load_yaml(path: str | Path) -> dict:
 
 def make_config(overrides: list[str] = (), base: Optional[dict] = None, file: Optional[str] = None) -> Config:
     """Base dict, then a YAML file, then `key=value` overrides, validated once at the end."""
+    overrides = str_list_arg(overrides, "overrides", "['p=97', 'optim.lr=0.01']")
+    base = mapping_arg(base, "base") if base is not None else None
+    file = str(path_arg(file, "file", optional=True)) if file is not None else None
     data: dict = {}
     for source in (base or {}), (load_yaml(file) if file else {}):
         for key, value in source.items():

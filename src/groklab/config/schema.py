@@ -156,7 +156,7 @@ class OptimConfig(Section):
 
 class EvalConfig(Section):
     every: Optional[int] = Field(None, ge=1)  # evaluate train/test every k steps; None: auto (engine/evals.py)
-    log_points: int = Field(20, ge=0)  # ... plus this many log-spaced early steps (log-x plots)
+    log_points: int = Field(20, ge=0, le=10_000)  # ... plus this many log-spaced early steps (log-x plots)
     chunk: int = Field(16384, ge=1)  # rows per evaluation forward pass
 
 

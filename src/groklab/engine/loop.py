@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 import torch
 
 from groklab.config import Config, make_config, validate
+from groklab.config.arguments import path_arg
 from groklab.engine.record import RunRecord, RunResult
 from groklab.engine.setup import build
 from groklab.engine.step import SoloStep, StackedStep, Stepper
@@ -25,6 +26,9 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
           resume: str | Path | None = None, steps: Optional[int] = None) -> RunResult:
     """Train one run. `out`: write a run directory; `resume`: continue the run in that directory
     (optionally to a new `steps`). Everything is validated and built before anything is written."""
+    out, resume = path_arg(out, "out", optional=True), path_arg(resume, "resume", optional=True)
+    if config is not None and not isinstance(config, (Config, dict)):
+        raise ConfigError("config", repr(config)[:60], "must be a Config (make_config([...])) or a dict")
     if resume is not None:
         if not is_run(resume):
             raise ConfigError("resume", str(resume), "not a run directory (no config.yaml)")
@@ -45,7 +49,6 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
         threads = set_threads()
         exps = [build(r.cfg) for r in todo]
         if stacked:
-            StackedStep.check(exps)
             starts = sorted({r.start for r in todo})
             if len(starts) > 1:
                 raise ConfigError("out_dirs", starts, "stacked members must start from the same step (fresh, or "

@@ -6,11 +6,13 @@ checkpoint is its own solo state, so `--resume` and load_runs work on it.
 """
 from __future__ import annotations
 
+import os
 from typing import Optional, Sequence
 
 import yaml
 
 from groklab.config import Config, flatten, validate
+from groklab.config.arguments import mapping_arg, path_arg
 from groklab.engine.loop import train_members
 from groklab.engine.record import RunResult
 from groklab.engine.setup import resolve_device
@@ -75,10 +77,18 @@ def choose_packing(cfgs: Sequence[Config], packing: str = "auto") -> str:
 def train_population(configs: Sequence[Config | dict], out_dirs: Optional[Sequence] = None,
                      packing: str = "auto") -> list[RunResult]:
     """Train M members; a member whose out dir holds an unfinished run resumes it, a finished one is skipped."""
-    cfgs = [c if isinstance(c, Config) else validate(dict(c)) for c in configs]
-    outs = list(out_dirs) if out_dirs is not None else [None] * len(cfgs)
+    if isinstance(configs, (str, dict, Config)) or not isinstance(configs, Sequence):
+        raise ConfigError("configs", repr(configs)[:60], "must be a list of Configs or dicts")
+    cfgs = [c if isinstance(c, Config) else validate(dict(mapping_arg(c, "configs"))) for c in configs]
+    if out_dirs is not None and (isinstance(out_dirs, (str, os.PathLike)) or not isinstance(out_dirs, Sequence)):
+        raise ConfigError("out_dirs", repr(out_dirs)[:60], "must be a list of folders, one per config")
+    outs = [path_arg(o, "out_dirs", optional=True) for o in out_dirs] if out_dirs is not None else [None] * len(cfgs)
     if len(outs) != len(cfgs):
         raise ConfigError("out_dirs", len(outs), f"need one per config ({len(cfgs)})")
+    seen = [o.resolve() for o in outs if o is not None]
+    if len(seen) != len(set(seen)):  # checked before any member trains: two members would share one run
+        twice = next(str(o) for o in seen if seen.count(o) > 1)
+        raise ConfigError("out_dirs", twice, "each member needs its own folder")
     if choose_packing(cfgs, packing) == "sequential":
         return [train_members([c], [o])[0] for c, o in zip(cfgs, outs)]
     check_stackable(cfgs)

@@ -197,34 +197,38 @@ class Stacked:
         one = lambda params, xi: functional_call(self.module, params, (xi,))  # noqa: E731
         return vmap(one)(self.params, x).transpose(1, 2)
 
-    def grads(self, x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
-        """Each parameter's [M, *shape] gradient of each member's mean cross-entropy on (x [M, B, ...], y [M, B])."""
+    def grads(self, x: torch.Tensor, y: torch.Tensor, w: torch.Tensor | None = None) -> list[torch.Tensor]:
+        """Each parameter's [M, *shape] gradient of each member's mean cross-entropy on (x [M, B, ...], y [M, B]);
+        `w` [M, B], row weights: full batches of unequal sizes padded to B, 1 / n_i on member i's rows, 0 after."""
         with _matmul_precision(self.precision):
-            loss = F.cross_entropy(self.forward(x), y, reduction="sum") / y.shape[1]  # member i's grad is its solo one
+            if w is None:
+                loss = F.cross_entropy(self.forward(x), y, reduction="sum") / y.shape[1]  # each grad its solo one
+            else:
+                loss = (F.cross_entropy(self.forward(x), y, reduction="none") * w).sum()
             return list(torch.autograd.grad(loss, list(self.params.values())))
 
-    def train_step(self, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> None:
-        """One optimizer step of every member on its batch of table rows idx [M, B].
+    def train_step(self, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, w: torch.Tensor | None = None) -> None:
+        """One optimizer step of every member on its batch of table rows idx [M, B] (row weights `w`: grads).
 
         Fast CUDA path: the first step after a (re)layout runs eagerly (warm-up), the next is captured as
         a CUDA graph, and every later one copies idx into the graph's input and replays it: one launch
         instead of ~80, so the host keeps ahead of the device.
         """
         if not self.fused:
-            self.step(self.grads(X[idx], y[idx]))
+            self.step(self.grads(X[idx], y[idx], w))
             return
         if self._graph_shape != idx.shape:
             self._graph, self._graph_shape = None, idx.shape
             side = torch.cuda.Stream()  # warm-up off the capture's stream, as torch's CUDA graph notes ask
             side.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(side):
-                self.step(self.grads(X[idx], y[idx]))
+                self.step(self.grads(X[idx], y[idx], w))
             torch.cuda.current_stream().wait_stream(side)
             return
         if self._graph is None:
             self._idx, self._graph = idx.clone(), torch.cuda.CUDAGraph()
             with torch.cuda.graph(self._graph):
-                self.step(self.grads(X[self._idx], y[self._idx]))  # recorded, not run; counts self.t
+                self.step(self.grads(X[self._idx], y[self._idx], w))  # recorded, not run; counts self.t
         else:
             self._idx.copy_(idx)
             self.t += 1

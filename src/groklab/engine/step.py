@@ -15,7 +15,6 @@ import torch.nn.functional as F
 from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
-from groklab.errors import ConfigError
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
 
@@ -150,6 +149,7 @@ class StackedStep:
                 self.stack.load_state(i, start, state)
         self.X, self.y = exps[0].task.inputs.to(device), exps[0].task.labels.to(device)
         N, n_train = len(self.y), [len(e.y_train) for e in exps]
+        self.n_train = n_train
         rows = torch.zeros(len(exps), max(n_train), dtype=torch.long)
         masks = torch.zeros(3, len(exps), N, dtype=torch.bool)  # train, test, the holdout within test
         for i, e in enumerate(exps):
@@ -167,14 +167,6 @@ class StackedStep:
         self.holdout_acc = [None] * len(exps)  # per member, at the last evaluation (None: no holdout)
         self._select()
 
-    @staticmethod
-    def check(exps: list[RunSetup]) -> None:
-        """What the members' data must share beyond their configs (Stacked checks the shapes)."""
-        n_train = sorted({len(e.y_train) for e in exps})
-        if exps[0].cfg.sampler == "full" and len(n_train) > 1:
-            raise ConfigError("sampler", "full", f"stacked full-batch members need equal train sizes (got "
-                              f"{n_train}); use packing=sequential")
-
     @property
     def M(self) -> int:
         return len(self.active)
@@ -182,8 +174,15 @@ class StackedStep:
     def _select(self) -> None:
         sel = torch.tensor(self.active, device=self.rows_all.device)
         self.masks = self.masks_all.index_select(1, sel)
-        self.batches = Batches([self.exps[k].sampler for k in self.active], self.rows_all.index_select(0, sel),
+        n = [self.n_train[k] for k in self.active]
+        rows = self.rows_all.index_select(0, sel)[:, :max(n)]
+        self.batches = Batches([self.exps[k].sampler for k in self.active], rows,
                                max(self.exps[k].cfg.steps for k in self.active))
+        self.weights = None  # full batches of unequal sizes (fractions, holdouts): padded rows weigh 0
+        if self.batches.full and len(set(n)) > 1:
+            dt, dev = self.stack.theta.dtype, self.rows_all.device
+            count = torch.tensor(n, dtype=dt, device=dev).unsqueeze(1)
+            self.weights = (torch.arange(max(n), device=dev).unsqueeze(0) < count).to(dt) / count
 
     def step(self, step: int) -> None:
         if step < self.lr_until:  # each member's lr at this step, as SoloStep's; copied only when a factor changes
@@ -193,7 +192,7 @@ class StackedStep:
             if f != self.factors:
                 self.stack.scale_lr(torch.tensor(f, dtype=self.stack.lr.dtype).view(-1, 1).to(self.X.device))
                 self.factors = f
-        self.stack.train_step(self.X, self.y, self.batches.idx(step))
+        self.stack.train_step(self.X, self.y, self.batches.idx(step), self.weights)
 
     def evaluate(self) -> np.ndarray:
         sums = torch.zeros(3, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test/holdout, M, 2]

@@ -40,6 +40,8 @@ from groklab.experiments.runner import default_jobs, run_figure, select, specs_o
 from groklab.experiments.spec import PROFILES, Claim, RunSpec
 from groklab.store import check_out, read_manifest
 from groklab.store.archive import FORMAT, is_archive, lacking, lacking_error, read_index, trained_here
+from groklab.store.names import nested
+from groklab.sweep.plan import MAX_RUNS
 
 PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
                                              init43, sampler, adaptive)},  # paper 000
@@ -93,9 +95,17 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
     if source is not None and only is not None and not train_missing:
         raise ConfigError("only", only, "cannot be combined with --from: an archive is re-judged whole "
                                         "(with --train-missing it picks which missing runs to train)")
+    if source is not None and nested(out, source):
+        raise ConfigError("out", str(out), f"is the archive it re-judges ({source}), inside it or holds it; "
+                                           "re-judge into a folder of its own")
     check_out(out)  # a folder holding a user's files is refused before anything is trained
-    plans, names, cfgs = [], [], []
+    plans, names, cfgs, matched = [], [], [], 0
     modules = resolve(target)
+    if seeds is not None and not allow_large():  # counted at one seed, before 100,000 run specs take minutes
+        runs = seeds * sum(len(specs_of(m, profile, 1, tuple(overrides or ()))) for m in modules)
+        if runs > MAX_RUNS:
+            raise ConfigError("seeds", seeds, f"{target} at {seeds} seeds is {runs:,} runs, more than {MAX_RUNS:,}; "
+                                              "use fewer seeds or --only, or pass --allow-large")
     held = read_index(source)["studies"] if source is not None and is_archive(source) else {}
     if source is not None and target.endswith("/all") and not train_missing:  # an archive may hold some studies
         modules = [m for m in modules if m.NAME in held] or modules
@@ -107,6 +117,7 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
         extra = tuple(overrides) if overrides is not None else tuple(man.get("overrides", ()))
         specs = specs_of(m, profile, n_seeds, extra)
         chosen = select(specs, only)
+        matched += len(chosen)
         lack = set(lacking(study, [s.name for s in specs])) if study is not None and train_missing else set()
         if study is not None and train_missing:  # the archived runs are laid out, the others trained
             chosen = [s for s in chosen if s.name in lack]
@@ -138,7 +149,7 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
             plans.append((m, n_seeds, extra, study))
     if source is None or train_missing:
         preflight(cfgs)  # every point built as far as it can be without training: one bad point refuses all
-    if only is not None and not plans:
+    if only is not None and not matched:  # with --train-missing too: a glob that matches nothing is a typo
         raise ConfigError("only", only, f"matches none of the {len(names)} runs of {target}; run names look "
                           f"like {names[0]!r}")
     session = {"command": command or f"groklab.reproduce({target!r}, profile={profile!r}, seeds={seeds})",

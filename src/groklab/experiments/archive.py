@@ -12,7 +12,8 @@ from pathlib import Path
 from groklab.engine.machine import describe
 from groklab.errors import ConfigError
 from groklab.store import experiment_dirs, read_claims, read_manifest, read_partial
-from groklab.store.archive import archive_size, write_archive
+from groklab.store.archive import archive_size
+from groklab.store.archive_write import write_archive
 
 
 def trained(session: dict) -> bool:

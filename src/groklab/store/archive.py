@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import shutil
+import zlib
 from pathlib import Path
 from typing import Iterator
 
@@ -25,19 +24,14 @@ import numpy as np
 import torch
 import yaml
 
+from groklab.config import validate
 from groklab.config.schema import Config
 from groklab.errors import ConfigError, StoreError
-from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, tmp_name, write_json
+from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, regular, validated, write_json
+from groklab.store.names import check_name, make_dirs
 from groklab.store.run import ANALYSIS, ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
+from groklab.store.schema import RunLine, rows_problem
 from groklab.store.tree import (
-    CLAIMS,
-    MANIFEST,
-    PARTIAL,
-    experiment_dirs,
-    read_claims,
-    read_error,
-    read_manifest,
-    read_partial,
     write_error,
 )
 
@@ -46,6 +40,10 @@ INDEX, RUNS, NPZ = "manifest.json", "runs.jsonl.gz", "arrays.npz"
 MODEL = "model"  # the arrays folder of final model weights
 UNPACKED = ".from-archive"  # in each run directory `unpack` lays out (never mixed with trained runs)
 UNFINISHED = ("running", "interrupted")  # run statuses of a run stopped part-way: resumable, not ended
+# bounds on what an archive may make groklab read: far above what groklab writes (Fig. 10 at the paper profile,
+# the largest: 11 MB of arrays, lines of ~0.1 MB), far below what would exhaust a machine
+MAX_LINE, MAX_LINES = 64 << 20, 100_000  # characters in one run line; run lines in one study
+MAX_MEMBER, MAX_ARRAYS = 256 << 20, 2 << 30  # bytes of one array, and of all arrays of a study, uncompressed
 
 
 def is_archive(path: str | Path) -> bool:
@@ -68,112 +66,51 @@ def read_index(path: str | Path) -> dict:
     return doc
 
 
-# -- writing --------------------------------------------------------------------------------------
-def write_archive(tree: str | Path, dest: str | Path, index: dict, weights: set[str] = frozenset(),
-                  replace: bool = False) -> Path:
-    """Archive every study below the run tree `tree` into `dest` (built aside, then renamed in: a
-    failure leaves `dest` as it was). `index` joins the manifest; studies named in `weights` keep each
-    run's final model weights. An existing `dest` is replaced only with `replace`, and only if it is an archive."""
-    tree, dest = Path(tree), Path(dest)
-    studies = experiment_dirs(tree)
-    if not studies:
-        raise ConfigError("tree", str(tree), "holds no experiment (no experiment.json); run groklab reproduce first")
-    if dest.exists() and not replace:
-        raise ConfigError("dest", str(dest), "exists; pass --replace to overwrite this archive")
-    if dest.exists() and not is_archive(dest):
-        raise ConfigError("dest", str(dest), "exists and is not a groklab archive; it is never overwritten")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    work = tmp_name(dest)
-    work.mkdir()
-    try:
-        entries = {}
-        for study in studies:
-            name = study.relative_to(tree).as_posix() if study != tree else study.name
-            entries[name] = _write_study(study, work / name, name in weights)
-        write_json(work / INDEX, {"format": FORMAT, **index, "studies": entries})
-        if dest.exists():
-            old = tmp_name(dest)
-            os.replace(dest, old)
-            try:
-                os.replace(work, dest)
-            except BaseException:
-                os.replace(old, dest)  # the old archive goes back where it was
-                raise
-            shutil.rmtree(old)  # the archive we replaced: ours, checked above
-        else:
-            os.replace(work, dest)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return dest
-
-
-def _write_study(study: Path, out: Path, weights: bool) -> dict:
-    out.mkdir(parents=True)
-    man = read_manifest(study)
-    shutil.copyfile(study / MANIFEST, out / MANIFEST)
-    doc = read_claims(study) or read_partial(study)
-    for f in (CLAIMS, PARTIAL):
-        if (study / f).is_file():
-            shutil.copyfile(study / f, out / f)
-    for f in (doc or {}).get("figures", []):
-        src = (study / f).resolve()
-        if src.is_file() and src.is_relative_to(study.resolve()):
-            for g in (src, src.with_suffix(".pdf")):
-                if g.is_file():
-                    (out / f).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(g, (out / f).with_suffix(g.suffix))
-    lines, arrays = [], {}
-    for name in man["runs"]:
-        run = study / name
-        store = RunStore(run)
-        if not (run / "config.yaml").is_file():
-            lines.append({"run": name, "missing": True, "error": read_error(run)})
-            continue
-        lines.append({"run": name, "config": store.config(), "summary": store.summary(), "error": read_error(run),
-                      "metrics": store.rows()})
-        for folder in (ARRAYS, POSTHOC, ANALYSIS):
-            for step, arrs in store.arrays(folder=folder).items():
-                arrays.update({f"{name}|{folder}|{step}|{k}": v for k, v in arrs.items()})
-        if weights and store.has_checkpoint():
-            ckpt = store.load_checkpoint()
-            arrays.update({f"{name}|{MODEL}|{ckpt['step']}|{k}": v.detach().cpu().numpy()
-                           for k, v in ckpt["model"].items()})
-    with open(out / RUNS, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as z:
-        for line in lines:
-            z.write((dumps(line) + "\n").encode())
-    if arrays:
-        np.savez_compressed(out / NPZ, **_packed(arrays))
-    return {"profile": man["profile"], "seeds": man["seeds"], "runs": len(lines),
-            "analysed": "claims" if (out / CLAIMS).is_file() else "partial" if (out / PARTIAL).is_file() else None,
-            "wall_s": (doc or {}).get("wall_s")}
-
-
 # -- reading --------------------------------------------------------------------------------------
 def study_dirs(path: str | Path) -> list[Path]:
     """The archived studies at `path` (an archive, or one study of it)."""
     path = Path(path)
     if (path / RUNS).is_file():
         return [path]
-    return [path / s for s in read_index(path)["studies"]]
+    return [path / check_name(s, "study", path / INDEX) for s in read_index(path)["studies"]]
 
 
 def archived_runs(study: str | Path) -> Iterator[dict]:
     """The run lines of one archived study, each checked to be an object with a run name."""
-    f = Path(study) / RUNS
+    f, seen = Path(study) / RUNS, set()
+    regular(f)
     try:
         with gzip.open(f, "rt", encoding="utf-8") as z:
-            for i, line in enumerate(z, 1):
+            for i, line in enumerate(iter(lambda: z.readline(MAX_LINE + 1), ""), 1):
+                if len(line) > MAX_LINE or i > MAX_LINES:  # a gzip bomb: one line of GiBs, or millions of lines
+                    raise StoreError(f, f"longer than a groklab archive's bound ({MAX_LINES:,} lines of at most "
+                                        f"{MAX_LINE >> 20} MiB)", i)
                 doc = parse_json(line, f, i)
                 if not isinstance(doc, dict) or not isinstance(doc.get("run"), str):
                     raise StoreError(f, "each line must be an object with a 'run' name", i)
+                if check_name(doc["run"], "run", f, i) in seen:  # a later copy would silently win
+                    raise StoreError(f, f"run {ascii(doc['run'])[:80]} appears twice", i)
+                seen.add(doc["run"])
+                validated(RunLine, doc, f, i)
+                problem = rows_problem(doc.get("metrics") or [])
+                if problem:
+                    raise StoreError(f, f"run {ascii(doc['run'])[:80]}: {problem}", i)
                 if isinstance(doc.get("config"), dict):
                     doc["config"] = Config.renamed(doc["config"])
                 yield doc
     except FileNotFoundError:
         raise StoreError(f, "missing") from None
-    except (OSError, EOFError, UnicodeDecodeError) as err:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as err:
         raise StoreError(f, f"not a readable gzip file ({type(err).__name__}); the archive is damaged") from None
+
+
+def read_study(study: str | Path) -> int:
+    """Read an archived study whole, its run lines and its arrays, as a re-judge would (every check above);
+    returns how many runs it holds. `groklab check` calls it: an archive is healthy only when it reads back."""
+    n = sum(1 for _ in archived_runs(study))
+    if (Path(study) / NPZ).exists():
+        _arrays_by_run(Path(study) / NPZ)
+    return n
 
 
 def holds_runs(path: str | Path) -> bool:
@@ -229,11 +166,15 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
     if trained:
         raise ConfigError("out", str(dest), f"holds {len(trained)} trained runs (e.g. {trained[0]}); re-judge an "
                                             "archive into a new --out")
-    arrays = _arrays_by_run(study / NPZ) if (study / NPZ).is_file() else {}
+    for name in names:  # every archived config valid before anything is laid out; an error names the archive
+        try:
+            validate(dict(docs[name]["config"] or {}))
+        except ConfigError as err:
+            raise StoreError(study / RUNS, f"run {ascii(name)[:80]}: config {err}") from None
+    arrays = _arrays_by_run(study / NPZ) if (study / NPZ).exists() else {}
     out = {}
     for name in names:
-        doc, run = docs[name], dest / name
-        run.mkdir(parents=True, exist_ok=True)
+        doc, run = docs[name], make_dirs(dest, name)
         atomic_write(run / UNPACKED, f"unpacked from {study}\n")
         atomic_write(run / "config.yaml", yaml.safe_dump(doc["config"], sort_keys=False))
         atomic_write(run / METRICS, "".join(dumps(r) + "\n" for r in doc.get("metrics") or []))
@@ -255,31 +196,18 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
 STACKED, STEPS = "stacked", "steps"  # the step field of a packed series and of its steps
 
 
-def _packed(arrays: dict) -> dict:
-    """Each (run, folder, key) series of one shape and dtype stacked into one member beside its steps (Fig. 10's
-    40 runs measured 81 times were 19,440 members, a third of the file their headers)."""
-    series = {}
-    for k, v in arrays.items():
-        run, folder, step, name = k.rsplit("|", 3)
-        series.setdefault((run, folder, name), []).append((int(step), np.asarray(v)))
-    out = {}
-    for (run, folder, name), items in series.items():
-        items.sort(key=lambda x: x[0])
-        if len(items) > 1 and len({(a.shape, a.dtype) for _, a in items}) == 1:
-            out[f"{run}|{folder}|{STACKED}|{name}"] = np.stack([a for _, a in items])
-            out[f"{run}|{folder}|{STEPS}|{name}"] = np.array([s for s, _ in items], dtype=np.int64)
-        else:
-            out.update({f"{run}|{folder}|{s}|{name}": a for s, a in items})
-    return out
-
-
 def _arrays_by_run(f: Path) -> dict:
     """{run: {(folder, step): {key: array}}} from arrays.npz (per-step members or packed series)."""
     by = {}
+    regular(f)
     try:
         with np.load(f, allow_pickle=False) as z:
+            sizes = [i.file_size for i in z.zip.infolist()]  # as declared, checked before anything is allocated
+            if max(sizes, default=0) > MAX_MEMBER or sum(sizes) > MAX_ARRAYS:
+                raise StoreError(f, f"declares {sum(sizes) >> 20:,} MiB of arrays (largest {max(sizes) >> 20:,} MiB); "
+                                    f"an archive holds at most {MAX_ARRAYS >> 20:,} MiB, {MAX_MEMBER >> 20} MiB each")
             for key in z.files:
-                run, folder, step, name = key.rsplit("|", 3)
+                run, folder, step, name = _key(key, f)
                 if step == STEPS:
                     continue
                 if step == STACKED:
@@ -287,9 +215,26 @@ def _arrays_by_run(f: Path) -> dict:
                         by.setdefault(run, {}).setdefault((folder, int(s)), {})[name] = a
                     continue
                 by.setdefault(run, {}).setdefault((folder, int(step)), {})[name] = z[key]
+    except StoreError:
+        raise
     except (OSError, ValueError) as err:
         raise StoreError(f, f"not a readable .npz archive ({type(err).__name__})") from None
     return by
+
+
+def _key(key: str, f: Path) -> tuple[str, str, str, str]:
+    """An arrays.npz member's (run, folder, step, name), checked: the run is a safe name, the folder one that
+    groklab writes (array data never chooses a folder), the step a number or a series marker."""
+    parts = key.rsplit("|", 3)
+    if len(parts) != 4:
+        raise StoreError(f, f"member {ascii(key)[:80]} is not 'run|folder|step|key'")
+    run, folder, step, name = parts
+    check_name(run, "run", f)
+    if folder not in (ARRAYS, POSTHOC, ANALYSIS, MODEL):
+        raise StoreError(f, f"member {ascii(key)[:80]}: folder must be one of {ARRAYS}, {POSTHOC}, {ANALYSIS}, {MODEL}")
+    if step not in (STACKED, STEPS) and not (step.isascii() and step.isdigit() and len(step) <= 12):
+        raise StoreError(f, f"member {ascii(key)[:80]}: step must be a number")
+    return run, folder, step, name
 
 
 def archive_size(path: str | Path) -> int:
@@ -297,4 +242,4 @@ def archive_size(path: str | Path) -> int:
 
 
 __all__ = ["FORMAT", "archive_size", "archived_runs", "holds_runs", "is_archive", "lacking", "read_index",
-           "runs_at", "study_dirs", "trained_here", "unpack", "write_archive"]
+           "runs_at", "study_dirs", "trained_here", "unpack"]

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from groklab.config.yaml12 import loads
 from groklab.errors import StoreError
+from groklab.store.names import refuse_link
 
 
 def clean(x: Any) -> Any:
@@ -57,16 +58,10 @@ def is_tmp(path: Path) -> bool:
     return TMP.fullmatch(path.name) is not None and path.is_file() and not path.is_symlink()
 
 
-def refuse_link(path: Path) -> None:
-    """A StoreError when `path` is a symbolic link: groklab never writes through a link it did not make."""
-    if Path(path).is_symlink():
-        raise StoreError(path, "is a symbolic link; groklab never writes through a link (remove it or pick "
-                               "another path)")
-
-
 def open_append(path: str | Path):
     """`path` opened for appending text, created if missing, refused when it is a link."""
     path = Path(path)
+    regular(path)  # opening a FIFO for writing waits for a reader forever
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
     except OSError as err:
@@ -109,11 +104,16 @@ def begins_with(path: str | Path, prefix: bytes) -> bool:
         return False
 
 
+def regular(path: str | Path) -> None:
+    """A StoreError when `path` exists but is no regular file: opening a FIFO or a device waits, or reads, forever."""
+    if Path(path).exists() and not Path(path).is_file():
+        raise StoreError(path, "not a regular file")
+
+
 def read_text(path: str | Path) -> str:
     """A file's text; a missing, unreadable or non-UTF-8 file is a StoreError naming it, and so is anything but a
     regular file (opening a FIFO named config.yaml would wait for a writer forever)."""
-    if Path(path).exists() and not Path(path).is_file():
-        raise StoreError(path, "not a regular file")
+    regular(path)
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

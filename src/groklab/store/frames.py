@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.config import flatten
+from groklab.config.arguments import path_arg
 from groklab.errors import ConfigError
 from groklab.store import archive
 from groklab.store.run import RunStore
@@ -15,7 +16,7 @@ def load_runs(path: str | Path):
     a run, a tree of runs, or a results archive (or one study of it), which reads the same way."""
     import pandas as pd
 
-    root = Path(path)
+    root = path_arg(path, "path")
     if not root.exists():
         raise ConfigError("path", str(root), "does not exist")
     if archive.holds_runs(root):
@@ -36,6 +37,8 @@ def _tree_run(root: Path, run: Path) -> tuple:
 
 def _frame(name: str, rows: list[dict], summary: dict, config: dict, pd):
     df = pd.DataFrame(rows)
+    for col in [c for c in df.columns if df[c].dtype == "object"]:  # a metric null at every step (NaN policy)
+        df[col] = pd.to_numeric(df[col], errors="coerce")
     df.insert(0, "run", name)
     df["status"] = summary.get("status", "unknown")
     for key, value in flatten(config).items():

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.config import make_config
-from groklab.errors import ConfigError
+from groklab.errors import ConfigError, printable
+from groklab.store.archive import holds_runs, read_study, study_dirs
 from groklab.store.lock import holder
 from groklab.store.run import RESUMABLE_CHANGES, RESUME_KEYS, RunStore, differences
 from groklab.store.tree import experiment_dirs, find_runs, read_claims, read_manifest, read_partial
@@ -69,6 +70,13 @@ def check_tree(root: str | Path) -> list[dict]:
         except ConfigError as err:
             entry["problem"] = str(err)
         rows.append(entry)
+    for study in study_dirs(root) if holds_runs(root) else []:  # an archive: read back whole, as a re-judge does
+        entry = {"path": str(study), "ok": False, "status": "archived", "steps": None, "rows": None, "problem": ""}
+        try:
+            entry.update(status=f"archived, {read_study(study)} runs", ok=True)
+        except ConfigError as err:
+            entry["problem"] = str(err)
+        rows.append(entry)
     if not rows:
         raise ConfigError("dir", str(root), "holds no run (no config.yaml below it)")
     return rows
@@ -79,9 +87,9 @@ def format_health(rows: list[dict]) -> str:
     for r in rows:
         if r["ok"]:
             extra = "" if r["rows"] is None else f", {r['rows']} metric rows, step {r['steps']}"
-            lines.append(f"ok    {r['path']}  ({r['status']}{extra})")
-        else:
-            lines.append(f"BAD   {r['path']}  {r['problem']}")
+            lines.append(f"ok    {printable(r['path'])}  ({printable(r['status'])}{extra})")
+        else:  # a folder's name is data: escaped, so it can neither move the cursor nor clear the screen
+            lines.append(f"BAD   {printable(r['path'])}  {printable(r['problem'])}")
     bad = sum(not r["ok"] for r in rows)
     lines.append(f"{len(rows) - bad} of {len(rows)} healthy" + (f"; {bad} damaged" if bad else ""))
     return "\n".join(lines)

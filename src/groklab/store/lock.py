@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 from groklab.errors import RunBusy
-from groklab.store.files import NOFOLLOW, refuse_link
+from groklab.store.files import NOFOLLOW
+from groklab.store.names import refuse_link
 
 try:
     import fcntl

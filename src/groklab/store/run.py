@@ -27,11 +27,13 @@ from groklab.store.files import (
     read_json,
     read_text,
     read_yaml_mapping,
+    regular,
     remove_stale_tmp,
     validated,
     write_json,
 )
 from groklab.store.lock import LOCK, RunLock
+from groklab.store.names import links_below, make_dirs, tree_root
 from groklab.store.schema import FINISHED, MetricRow, Summary
 
 CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
@@ -63,6 +65,7 @@ class RunStore:
     def create(cls, path: str | Path, config: dict) -> "RunStore":
         """A new run in `path` (new or empty), locked for writing, with its config written."""
         path = Path(path)
+        links_below(tree_root(path), path)  # a link in groklab's tree would take the run's files elsewhere
         _check_new(path)  # before anything is created
         top = path  # the outermost folder this call creates: removed again if the run cannot be started
         while not top.parent.exists() and top.parent != top:
@@ -95,6 +98,7 @@ class RunStore:
             raise ConfigError("run", str(path), f"not a run directory (no {CONFIG})")
         store = cls(path)
         if write:
+            links_below(tree_root(Path(path)), Path(path))
             store._lock = RunLock(path).acquire()
             store._clean()
         return store
@@ -226,17 +230,19 @@ class RunStore:
         if not arrays:
             return
         path = self._array_path(step, folder)
-        path.parent.mkdir(exist_ok=True)
+        make_dirs(self.path, folder)  # a link at arrays/ or posthoc/ would take the write elsewhere
         atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
     def array_steps(self, folder: str = ARRAYS) -> list[int]:
         d = self.path / folder
-        return sorted(int(f.stem.split("_")[1]) for f in d.glob("step_*.npz")) if d.is_dir() else []
+        names = [f.stem.split("_", 1)[1] for f in d.glob("step_*.npz")] if d.is_dir() else []
+        return sorted(int(n) for n in names if n.isascii() and n.isdigit())  # only the names save_arrays writes
 
     def arrays(self, step: Optional[int] = None, folder: str = ARRAYS) -> dict:
         """{step: {key: array}} for every measured step, or {key: array} for one `step`."""
         def one(s):
             f = self._array_path(s, folder)
+            regular(f)  # a FIFO named step_*.npz would block the reader forever
             try:
                 with np.load(f, allow_pickle=False) as z:
                     return {k: z[k] for k in z.files}
@@ -249,7 +255,7 @@ class RunStore:
 
     def write_posthoc(self, step: int, scalars: dict, arrays: dict) -> None:
         """`groklab measure` results: posthoc/step_<N>.json and .npz."""
-        (self.path / POSTHOC).mkdir(exist_ok=True)
+        make_dirs(self.path, POSTHOC)
         write_json(self.path / POSTHOC / f"step_{step:09d}.json", {"step": step, **scalars})
         self.save_arrays(step, arrays, POSTHOC)
 

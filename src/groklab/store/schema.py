@@ -5,6 +5,8 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, field_validator
 
+from groklab.store.names import name_problem
+
 STATUSES = ("running", "completed", "early_stop", "diverged", "interrupted", "failed")
 FINISHED = ("completed", "early_stop", "diverged")  # a sweep or experiment skips these
 Number = Optional[Union[StrictInt, StrictFloat]]
@@ -35,6 +37,32 @@ class Summary(Open):
     gap: Optional[StrictInt] = None
 
 
+class RunLine(Open):
+    """One line of an archive's runs.jsonl.gz (its metric rows are checked by `rows_problem`, faster than a model
+    per row: an archive holds hundreds of thousands)."""
+
+    run: str
+    missing: StrictBool = False
+    config: Optional[dict] = None
+    summary: Optional[Summary] = None
+    error: Optional[str] = None
+    metrics: Optional[list] = None
+
+
+def rows_problem(rows: list) -> Optional[str]:
+    """Why metric rows are not groklab's (None when they are): each an object with an integer step >= 0 and
+    numbers or null beside it, finite and within float range (a 5,000-digit integer would overflow pandas)."""
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or type(row.get("step")) is not int or row["step"] < 0:
+            return f"metrics row {i}: must be an object with an integer step >= 0"
+        for key, v in row.items():
+            if v is None or key == "step":
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) < 1e300:
+                return f"metrics row {i}: {ascii(key)[:60]} must be a finite number or null"
+    return None
+
+
 class Manifest(Open):
     """experiment.json: what a figure directory was asked to train."""
 
@@ -51,10 +79,17 @@ class Manifest(Open):
     def _inside(cls, runs: dict) -> dict:
         """Run names are folders below the experiment: relative, no '..' (readers open them)."""
         for name in runs:
-            parts = name.split("/")
-            if not name or name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
-                raise ValueError(f"run name {name[:80]!r} must be a relative path below the experiment, without '..'")
+            problem = name_problem(name)
+            if problem:
+                raise ValueError(f"run name {ascii(name)[:80]} {problem}")
         return runs
+
+
+class Sensitivity(Open):
+    """How a claim fares under another value of a setting the paper leaves unstated (reports show these)."""
+
+    judged_with: Optional[str] = None
+    verdict: Optional[str] = None
 
 
 class ClaimDoc(Open):
@@ -66,6 +101,28 @@ class ClaimDoc(Open):
     holds: Optional[StrictBool]  # None: inconclusive, `reason` says why
     note: str = ""
     reason: str = ""
+    kind: Literal["paper", "measurement"] = "paper"
+    quote: Optional[str] = None
+    where: Optional[str] = None
+    depends_on: list[str] = []
+    sensitivity: dict[str, Sensitivity] = {}
+
+
+class Assumption(Open):
+    field: str
+    ours: str
+    why: str
+    other: Optional[str] = None
+    arm: Optional[str] = None
+    extra: list[str] = []
+
+
+class Control(Open):
+    what: str
+    runs: str
+    reach: Union[StrictInt, StrictFloat]
+    best: dict[str, Union[StrictInt, StrictFloat]] = {}
+    ok: StrictBool
 
 
 class Claims(Open):
@@ -80,6 +137,8 @@ class Claims(Open):
     figures: list[str] = []
     health: dict[str, str] = {}
     claims: list[ClaimDoc]
+    assumptions: list[Assumption] = []
+    controls: list[Control] = []
 
 
 class PartialClaimDoc(ClaimDoc):

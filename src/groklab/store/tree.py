@@ -1,30 +1,34 @@
 """Trees of runs and experiment directories: output folders we may write, finding runs, manifest, claims, errors."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Iterator, Optional
 
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, is_tmp, read_json, read_text, read_yaml_mapping, write_json
+from groklab.store.names import MARK, is_link
 from groklab.store.run import CONFIG, is_run
 from groklab.store.schema import Claims, Manifest, Partial
 
 MANIFEST, CLAIMS, PARTIAL, ERROR, SWEEP = "experiment.json", "claims.json", "partial.json", "error.txt", "sweep.yaml"
-MARK = ".groklab"  # in every output directory groklab made (or found empty): the directory is ours to write
 
 
 # -- output directories: groklab writes only into a directory that is new, empty, or its own ----------------
 def check_out(path: str | Path, field: str = "out") -> Path:
-    """`path` if groklab may write there: missing, empty, marked as groklab's, or a tree of groklab runs and
-    experiments from before the mark existed. A directory holding anything else is refused (one line)."""
+    """`path` if groklab may write there: missing, empty, or carrying groklab's mark. A directory holding
+    anything else is refused (one line): a folder is groklab's by its mark, never by what it looks like."""
     path = Path(path)
+    if is_link(path):
+        raise ConfigError(field, str(path), "is a symbolic link; groklab never writes through a link (pick the "
+                                            "folder it points to, or another path)")
     if path.exists() and not path.is_dir():
         raise ConfigError(field, str(path), "is a file, not a directory")
     if not path.is_dir() or (path / MARK).is_file() and not (path / MARK).is_symlink():
         return path
     foreign = sorted(f.name for f in path.iterdir() if not is_tmp(f))
-    if foreign and not _ours_before_mark(path):
+    if foreign:
         shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
         raise ConfigError(field, str(path), f"holds files groklab did not write ({shown}); pick a new or "
                                             "empty directory")
@@ -40,33 +44,6 @@ def make_out(path: str | Path, field: str = "out") -> Path:
     return path
 
 
-BESIDE = {"report.html", "summary.csv"}  # what groklab writes at a tree's top, beside its experiments
-
-
-def _ours_before_mark(path: Path, depth: int = 3) -> bool:
-    """A tree written by groklab 0.2 (no mark): a run, an experiment or a sweep here, or, within `depth` levels,
-    a folder of such trees and of what groklab writes beside them (report.html, summary.csv) -- and nothing
-    else: a user's folder that merely holds one run among their own files is not ours."""
-    if any((path / n).is_file() for n in (MANIFEST, SWEEP, CONFIG, MARK)):
-        return True
-    if depth == 0:
-        return False
-    found = False
-    for f in path.iterdir():
-        if is_tmp(f):
-            continue
-        if f.is_symlink():
-            return False
-        if f.is_dir():
-            if _ours_before_mark(f, depth - 1):
-                found = True
-            elif any(f.iterdir()):  # an empty folder is harmless; a full one of someone else's is not
-                return False
-        elif f.name not in BESIDE:
-            return False
-    return found
-
-
 def inside(folder: Path, name: str) -> Path | None:
     """`folder/name` if that is a plain file inside `folder` (links resolved), else None: a report embeds
     only the tree's own files, whatever a claims.json or a linked sweep.yaml names."""
@@ -80,8 +57,31 @@ def find_runs(path: str | Path) -> Iterator[Path]:
     if is_run(path):
         yield path
         return
-    for cfg in sorted(path.rglob(CONFIG)):
+    for cfg in files_named(path, CONFIG):
         yield cfg.parent
+
+
+MAX_DEPTH = 64  # folders below a tree's root: groklab's own trees are under 10 deep
+
+
+def files_named(root: Path, name: str) -> list[Path]:
+    """Every file called `name` at or below `root`, sorted, links not followed; a tree nested deeper than
+    MAX_DEPTH is one StoreError (pathlib's recursive glob hits Python's recursion limit near 1,000)."""
+    found, todo = [], [(Path(root), 0)]
+    while todo:
+        folder, depth = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as err:
+            raise StoreError(folder, f"cannot be listed ({err.strerror or type(err).__name__})") from None
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if depth >= MAX_DEPTH:
+                    raise StoreError(e.path, f"nested more than {MAX_DEPTH} folders deep below {root}")
+                todo.append((Path(e.path), depth + 1))
+            elif e.name == name:  # a FIFO or link of that name too: its reader names what is wrong with it
+                found.append(Path(e.path))
+    return sorted(found)
 
 
 # -- experiment directories: DIR/<figure>/{experiment.json, claims.json, <run>/...} ---------------
@@ -91,7 +91,7 @@ def experiment_dirs(root: str | Path) -> list[Path]:
     if (root / MANIFEST).is_file():
         return [root]
     natural = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.as_posix())]  # noqa: E731
-    return sorted((p.parent for p in root.rglob(MANIFEST)), key=natural)
+    return sorted((p.parent for p in files_named(root, MANIFEST)), key=natural)
 
 
 def write_manifest(folder: Path, doc: dict) -> None:

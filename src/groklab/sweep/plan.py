@@ -19,12 +19,12 @@ from pathlib import Path
 import yaml
 
 from groklab.config import Config, load_yaml, make_config
-from groklab.data import make_task, split_of
 from groklab.engine.budget import allow_large
 from groklab.engine.population import check_stackable, choose_packing, stack_key
 from groklab.engine.record import RunRecord
 from groklab.errors import ConfigError
 from groklab.store import RunStore, holder, is_run, read_sweep_file
+from groklab.store.names import check_name, links_below, tree_root
 
 SWEEP_KEYS = ("config", "base", "grid", "seeds", "seed_keys")
 MAX_RUNS = 100_000  # runs in one sweep (100,000 tiny runs already fill hours of a GPU)
@@ -66,13 +66,15 @@ def load_sweep(path: str | Path) -> Sweep:
     if unknown:
         raise ConfigError("sweep", sorted(unknown)[0], f"unknown sweep key; allowed: {', '.join(SWEEP_KEYS)}")
     base = {}
+    if spec.get("config") is not None and not isinstance(spec["config"], str):
+        raise ConfigError("sweep.config", spec["config"], "must be a config file name, relative to the sweep file")
     if spec.get("config"):
         base.update(load_yaml(path.parent / spec["config"]))
     if not isinstance(spec.get("base") or {}, dict):
         raise ConfigError("sweep.base", spec["base"], "must map config keys to values, e.g. {p: 97, optim: adam_lr}")
     base.update(spec.get("base") or {})
     grid = spec.get("grid") or {}
-    if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+    if not isinstance(grid, dict) or not all(isinstance(k, str) and isinstance(v, list) and v for k, v in grid.items()):
         raise ConfigError("sweep.grid", grid, "must map config keys to non-empty lists of values")
     seeds = spec.get("seeds", 1)
     n_seeds = seeds if isinstance(seeds, int) else len(seeds) if isinstance(seeds, list) else 0
@@ -85,7 +87,7 @@ def load_sweep(path: str | Path) -> Sweep:
     if not isinstance(seeds, list) or not seeds or not all(type(s) is int for s in seeds):
         raise ConfigError("sweep.seeds", seeds, "a count or a non-empty list of integers")
     keys = spec.get("seed_keys", ["seed"])
-    if not isinstance(keys, list) or not keys:
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
         raise ConfigError("sweep.seed_keys", keys, "a non-empty list of config keys, e.g. [seed, split.seed]")
     both = [k for k in grid if k in keys]
     if both:
@@ -109,7 +111,7 @@ def expand(sweep: Sweep, out: str | Path) -> list[Run]:
         for seed in sweep.seeds:
             base = {**sweep.base, **dict(zip(keys, values)), **{k: seed for k in sweep.seed_keys}, "bar": False}
             cfg = make_config(base=base)
-            name = f"{point}/seed={seed}"
+            name = check_name(f"{point}/seed={seed}", "sweep.grid")
             if name in names:
                 raise ConfigError("sweep.grid", point, "two grid points map to the same run name")
             names.add(name)
@@ -126,6 +128,7 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
     """
     todo, done, busy = [], [], []
     for r in runs:
+        links_below(tree_root(r.out), r.out)  # before anything trains: a link in the tree is refused, not a failure
         if holder(r.out) is not None:
             busy.append(r)
             continue
@@ -144,7 +147,7 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
         return [[r] for r in todo], done, busy
     groups: dict = {}
     for r in todo:
-        groups.setdefault((stack_key(r.cfg), r.start, full_batch(r.cfg)), []).append(r)
+        groups.setdefault((stack_key(r.cfg), r.start), []).append(r)
     units = []
     for group in groups.values():
         for i in range(0, len(group), members):
@@ -152,12 +155,6 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
             check_stackable([r.cfg for r in unit])
             units.append(unit)
     return units, done, busy
-
-
-def full_batch(cfg: Config) -> int | None:
-    """A full-batch run's training-set size (stacked full-batch members need equal ones: a STRIP holdout can
-    leave fewer rows than frac_train asks), else None."""
-    return len(split_of(make_task(cfg).table, cfg.split).train) if cfg.sampler == "full" else None
 
 
 def seed_keys_of(root: str | Path) -> list[str]:
