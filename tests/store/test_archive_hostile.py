@@ -174,6 +174,7 @@ def _forge_line(arch, **fields):
 
 @pytest.mark.parametrize("forged, says", [
     ({"config": lambda c: {**c, "p": 10**9}}, "config p="),
+    ({"config": None}, "config must be an object"),
     ({"error": {"not": "text"}}, "error"),
     ({"metrics": 5}, "metrics"),
     ({"metrics": lambda m: [{**m[0], "test/acc": 10**400}] + m[1:]}, "finite number"),

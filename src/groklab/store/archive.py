@@ -92,6 +92,8 @@ def archived_runs(study: str | Path) -> Iterator[dict]:
                     raise StoreError(f, f"run {ascii(doc['run'])[:80]} appears twice", i)
                 seen.add(doc["run"])
                 validated(RunLine, doc, f, i)
+                if not doc.get("missing") and not isinstance(doc.get("config"), dict):
+                    raise StoreError(f, f"run {ascii(doc['run'])[:80]}: config must be an object", i)
                 problem = rows_problem(doc.get("metrics") or [])
                 if problem:
                     raise StoreError(f, f"run {ascii(doc['run'])[:80]}: {problem}", i)
