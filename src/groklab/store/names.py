@@ -92,10 +92,11 @@ def tree_root(path: str | Path, depth: int = 32) -> Path:
 
 
 def links_below(root: str | Path, path: str | Path) -> None:
-    """Refuse a link at `path` or at any folder between `root` (included) and it: what groklab writes there
-    would land elsewhere."""
+    """Refuse a link at `path` or at any folder between it and `root`: what groklab writes there would land
+    elsewhere. The tree's root itself is the user's choice (a `--out` given as a link is refused when the tree
+    is made, `check_out`), so a tree moved behind a link later still resumes."""
     root, path = Path(root), Path(path)
     for p in [path, *path.parents]:
-        if not p.is_relative_to(root):
+        if not p.is_relative_to(root) or p == root != path:
             return
         refuse_link(p)
