@@ -91,3 +91,17 @@ def tiny_sweep(root, grid: str = "grid: {optim.lr: [0.01, 0.003]}\nseeds: 2\n"):
                  "       bar: false}\n" + grid)
     assert main(["sweep", str(f), "--out", str(root / "s"), "--quiet"]) == 0
     return root / "s"
+
+
+def answers_in_one_line(argv: list[str], capsys) -> int:
+    """Run the CLI on `argv`: an exit code of 0, 1 or 2, no traceback, at most one bounded error line."""
+    from groklab.cli import main
+
+    capsys.readouterr()
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc in (0, 1, 2), (argv, rc, err)
+    assert "Traceback" not in err, (argv, err)
+    errors = [ln for ln in err.splitlines() if ln.startswith("groklab: error:")]
+    assert len(errors) <= 1 and all(len(ln) < 2000 for ln in errors), (argv, err)
+    return rc
