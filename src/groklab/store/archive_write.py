@@ -118,7 +118,7 @@ def _foreign(archive: Path) -> list[str]:
         doc = read_json(archive / s / CLAIMS) if (archive / s / CLAIMS).is_file() else (
             read_json(archive / s / PARTIAL) if (archive / s / PARTIAL).is_file() else {})
         for fig in (doc.get("figures") or []) if isinstance(doc, dict) else []:
-            if isinstance(fig, str):
+            if isinstance(fig, str) and Path(fig).name:  # a forged '' or '.' names no file
                 ours |= {f"{s}/{Path(fig).with_suffix(x).as_posix()}" for x in (".png", ".pdf", Path(fig).suffix)}
     found = [f.relative_to(archive).as_posix() for f in sorted(archive.rglob("*")) if not f.is_dir() or is_link(f)]
     return [f for f in found if f not in ours]

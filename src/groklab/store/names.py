@@ -7,8 +7,6 @@ a time and refuses a link found on the way: a tree groklab writes is never writt
 """
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from groklab.errors import ConfigError, StoreError
@@ -54,11 +52,8 @@ def nested(a: str | Path, b: str | Path) -> bool:
     return a == b or a.is_relative_to(b) or b.is_relative_to(a)
 
 
-def is_link(path: Path) -> bool:
-    try:
-        return stat.S_ISLNK(os.lstat(path).st_mode)
-    except OSError:
-        return False
+def is_link(path: str | Path) -> bool:
+    return Path(path).is_symlink()
 
 
 def refuse_link(path: Path) -> None:

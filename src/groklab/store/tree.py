@@ -61,12 +61,12 @@ def find_runs(path: str | Path) -> Iterator[Path]:
         yield cfg.parent
 
 
-MAX_DEPTH = 64  # folders below a tree's root: groklab's own trees are under 10 deep
+MAX_TREE_DEPTH = 64  # folders below a tree's root: groklab's own trees are under 10 deep
 
 
 def files_named(root: Path, name: str) -> list[Path]:
     """Every file called `name` at or below `root`, sorted, links not followed; a tree nested deeper than
-    MAX_DEPTH is one StoreError (pathlib's recursive glob hits Python's recursion limit near 1,000)."""
+    MAX_TREE_DEPTH is one StoreError (pathlib's recursive glob hits Python's recursion limit near 1,000)."""
     found, todo = [], [(Path(root), 0)]
     while todo:
         folder, depth = todo.pop()
@@ -76,8 +76,8 @@ def files_named(root: Path, name: str) -> list[Path]:
             raise StoreError(folder, f"cannot be listed ({err.strerror or type(err).__name__})") from None
         for e in entries:
             if e.is_dir(follow_symlinks=False):
-                if depth >= MAX_DEPTH:
-                    raise StoreError(e.path, f"nested more than {MAX_DEPTH} folders deep below {root}")
+                if depth >= MAX_TREE_DEPTH:
+                    raise StoreError(e.path, f"nested more than {MAX_TREE_DEPTH} folders deep below {root}")
                 todo.append((Path(e.path), depth + 1))
             elif e.name == name:  # a FIFO or link of that name too: its reader names what is wrong with it
                 found.append(Path(e.path))
