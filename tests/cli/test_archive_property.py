@@ -1,7 +1,8 @@
 """Property: whatever an archive holds -- run lines with fields of any shape, names that climb out, forged
 manifests and claims, array keys naming any folder, special files and links in place of its files --
-`reproduce --from`, `summarize`, `check`, `report` and `load_runs` answer with an exit code and at most one error
-line: never a traceback, never a file outside their own output changed (Reliability IV)."""
+`reproduce --from`, `summarize`, `check`, `report`, `load_runs` and `archive` (writing a new archive, or replacing
+the forged one) answer with an exit code and at most one error line: never a traceback, never a file outside their
+own output changed (Reliability IV)."""
 import gzip
 import json
 import os
@@ -109,3 +110,12 @@ def test_every_reader_answers_a_forged_archive_in_one_line(capsys, tmp_path_fact
         mine = {k: v for k, v in before.items() if not k.startswith(("out/", "s.csv", "r.html"))}
         assert {k: after.get(k) for k in mine} == mine  # the archive and the user's folder unchanged
         assert not [k for k in after if k not in before and not k.startswith(("out/", "s.csv", "r.html"))]
+        # archive: of the re-judged tree into a new folder, then over the forged archive (a replace may only
+        # touch the archive it replaces, and only when it is groklab's; a refusal changes nothing)
+        answers_in_one_line(["archive", str(tmp / "out"), str(tmp / "a2")], capsys)
+        before = BAD["snapshot"](tmp)
+        rc = answers_in_one_line(["archive", str(tmp / "out"), str(arch), "--replace"], capsys)
+        after = BAD["snapshot"](tmp)
+        ours = (lambda k: k.startswith("arch/")) if rc == 0 else (lambda k: False)  # what it may change
+        assert {k: after.get(k) for k in before if not ours(k)} == {k: v for k, v in before.items() if not ours(k)}
+        assert not [k for k in after if k not in before and not ours(k)]

@@ -39,6 +39,16 @@ def test_steps_past_their_bound_are_refused_unless_allowed():
         check_work(make_config([f"steps={top + 1}"]))
 
 
+def test_a_depth_past_its_bound_is_refused_before_the_model_is_built():
+    top = RUN_LIMITS["model.depth"]
+    check_work(make_config([f"model.depth={top}"]))
+    with pytest.raises(ConfigError, match=f"at most {top:,} layers") as err:
+        check_work(make_config([f"model.depth={top + 1}"]))
+    assert err.value.field == "model.depth"
+    with permit_large():
+        check_work(make_config([f"model.depth={top + 1}"]))
+
+
 @pytest.mark.parametrize("key", ["max_iter", "k", "trace_samples"])
 def test_hessian_work_at_its_bound_passes_and_past_it_is_refused(key):
     top = MEASURE_LIMITS[f"measures.hessian.{key}"]

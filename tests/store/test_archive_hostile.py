@@ -150,6 +150,10 @@ def test_replacing_an_archive_keeps_the_users_files(arch, source, tmp_path, caps
     assert main(["archive", str(tree), str(link), "--replace"]) == 2
     assert "symbolic link" in _one_line(capsys) and link.is_symlink()
     assert not [f for f in tmp_path.iterdir() if f.name.endswith(".tmp")]
+    deep = arch / ("d/" * 70)  # nested past the walk's bound (pathlib's rglob failed near 1,000): one line
+    deep.mkdir(parents=True)
+    assert main(["archive", str(tree), str(arch), "--replace"]) == 2
+    assert "nested more than" in _one_line(capsys) and deep.is_dir()
 
 
 def test_a_sweep_never_adopts_a_folder_by_its_look(tmp_path, capsys):

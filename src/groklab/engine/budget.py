@@ -130,7 +130,8 @@ MEASURE_LIMITS = {"measures.landscape.n_points^dims": 10_000, "measures.hessian.
                   "measures.hessian.k": 100, "measures.hessian.trace_samples": 1_000, "calls": 100_000}
 # The run's own schedule, on the same footing: the longest study trains 40,000 steps and evaluates a few
 # thousand times; steps=10**9 (days) or eval.every=1 over 10**7 steps (10**7 metric rows, GBs) is a typo.
-RUN_LIMITS = {"steps": 10**8, "evaluations": 100_000, "checkpoint writes": 100_000, "kept checkpoints": 1_000}
+RUN_LIMITS = {"steps": 10**8, "evaluations": 100_000, "checkpoint writes": 100_000, "kept checkpoints": 1_000,
+              "model.depth": 1_000}  # 002's deepest model has 8 layers; building 10**5 takes minutes even on meta
 
 
 def check_work(cfg) -> None:
@@ -168,6 +169,9 @@ def _check_schedule(cfg) -> None:
     lim, steps, allow = RUN_LIMITS, cfg.steps, f"pass --allow-large ({ALLOW_ENV}=1) for more"
     if steps > lim["steps"]:
         raise ConfigError("steps", steps, f"at most {lim['steps']:,} (days of training at any size); {allow}")
+    if cfg.model.depth > lim["model.depth"]:
+        raise ConfigError("model.depth", cfg.model.depth, f"at most {lim['model.depth']:,} layers (the model is "
+                                                          f"built before its memory is estimated); {allow}")
     for key, every, what, top in (("eval.every", cfg.eval.every, "evaluates", lim["evaluations"]),
                                   ("checkpoint_every", cfg.checkpoint_every, "writes a checkpoint",
                                    lim["checkpoint writes"]),

@@ -28,10 +28,11 @@ from groklab.config import validate
 from groklab.config.schema import Config
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, regular, validated, write_json
-from groklab.store.names import check_name, make_dirs
+from groklab.store.names import check_name, is_link, make_dirs
 from groklab.store.run import ANALYSIS, ARRAYS, CKPT, METRICS, POSTHOC, SUMMARY, RunStore
 from groklab.store.schema import RunLine, rows_problem
 from groklab.store.tree import (
+    files_below,
     write_error,
 )
 
@@ -240,7 +241,7 @@ def _key(key: str, f: Path) -> tuple[str, str, str, str]:
 
 
 def archive_size(path: str | Path) -> int:
-    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file() and not is_tmp(f))
+    return sum(f.lstat().st_size for f in files_below(Path(path)) if f.is_file() and not is_link(f) and not is_tmp(f))
 
 
 __all__ = ["FORMAT", "archive_size", "archived_runs", "holds_runs", "is_archive", "lacking", "read_index",

@@ -30,6 +30,7 @@ from groklab.store.tree import (
     MANIFEST,
     PARTIAL,
     experiment_dirs,
+    files_below,
     read_claims,
     read_error,
     read_manifest,
@@ -120,7 +121,7 @@ def _foreign(archive: Path) -> list[str]:
         for fig in (doc.get("figures") or []) if isinstance(doc, dict) else []:
             if isinstance(fig, str) and Path(fig).name:  # a forged '' or '.' names no file
                 ours |= {f"{s}/{Path(fig).with_suffix(x).as_posix()}" for x in (".png", ".pdf", Path(fig).suffix)}
-    found = [f.relative_to(archive).as_posix() for f in sorted(archive.rglob("*")) if not f.is_dir() or is_link(f)]
+    found = [f.relative_to(archive).as_posix() for f in files_below(archive)]
     return [f for f in found if f not in ours]
 
 

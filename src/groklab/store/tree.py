@@ -64,9 +64,10 @@ def find_runs(path: str | Path) -> Iterator[Path]:
 MAX_TREE_DEPTH = 64  # folders below a tree's root: groklab's own trees are under 10 deep
 
 
-def files_named(root: Path, name: str) -> list[Path]:
-    """Every file called `name` at or below `root`, sorted, links not followed; a tree nested deeper than
-    MAX_TREE_DEPTH is one StoreError (pathlib's recursive glob hits Python's recursion limit near 1,000)."""
+def files_below(root: Path) -> list[Path]:
+    """Every entry at or below `root` that is not a folder (links and special files included, never followed),
+    sorted; a tree nested deeper than MAX_TREE_DEPTH is one StoreError (pathlib's recursive glob hits Python's
+    recursion limit near 1,000)."""
     found, todo = [], [(Path(root), 0)]
     while todo:
         folder, depth = todo.pop()
@@ -79,9 +80,15 @@ def files_named(root: Path, name: str) -> list[Path]:
                 if depth >= MAX_TREE_DEPTH:
                     raise StoreError(e.path, f"nested more than {MAX_TREE_DEPTH} folders deep below {root}")
                 todo.append((Path(e.path), depth + 1))
-            elif e.name == name:  # a FIFO or link of that name too: its reader names what is wrong with it
+            else:
                 found.append(Path(e.path))
     return sorted(found)
+
+
+def files_named(root: Path, name: str) -> list[Path]:
+    """Every file called `name` at or below `root` (a FIFO or link of that name too: its reader names what is
+    wrong with it)."""
+    return [f for f in files_below(root) if f.name == name]
 
 
 # -- experiment directories: DIR/<figure>/{experiment.json, claims.json, <run>/...} ---------------
