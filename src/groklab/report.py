@@ -24,6 +24,7 @@ from groklab.store import (
     read_summary,
 )
 from groklab.store.files import begins_with
+from groklab.store.schema import verdict_words
 from groklab.store.tree import inside
 
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "  # how every report begins
@@ -75,31 +76,38 @@ def _fmt(v, depth: int = 0) -> str:
 def verdict(c: dict) -> str:
     """A claim's verdict: 'holds', 'does not hold' or 'inconclusive (reason)' (a `--only` subset: partial), with
     the unstated settings it depends on or was judged with (a sensitivity arm's, experiments/assumptions.py)."""
-    v = {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c.get('reason') or 'partial'})")
+    v = verdict_words(c["holds"], c.get("reason") or "", c.get("depends_on") or ())
     judged = [f"{k}={s['judged_with']}" for k, s in c.get("sensitivity", {}).items() if "judged_with" in s]
-    v += f" (judged with {', '.join(judged)})" if judged else ""
-    return v + (f"; depends on {', '.join(c['depends_on'])}" if c.get("depends_on") else "")
+    return v + (f" (judged with {', '.join(judged)})" if judged else "")
+
+
+def _depends(c: dict) -> bool:
+    return bool(c.get("depends_on")) and c["holds"] is not None
 
 
 def counts(claims: list[dict]) -> dict:
-    """Paper claims that hold / do not / were not judged, and measurements apart: the numbers of a headline."""
+    """Paper claims that hold / do not / depend on a setting the paper leaves open / were not judged, and
+    measurements apart: the numbers of a headline."""
     paper = [c for c in claims if c.get("kind", "paper") == "paper"]
-    return {"paper": len(paper), "holds": sum(c["holds"] is True for c in paper),
-            "fails": sum(c["holds"] is False for c in paper), "unjudged": sum(c["holds"] is None for c in paper),
-            "measurements": len(claims) - len(paper)}
+    decided = [c for c in paper if not _depends(c)]
+    return {"paper": len(paper), "holds": sum(c["holds"] is True for c in decided),
+            "fails": sum(c["holds"] is False for c in decided), "depends": len(paper) - len(decided),
+            "unjudged": sum(c["holds"] is None for c in paper), "measurements": len(claims) - len(paper)}
 
 
 def headline(claims: list[dict]) -> str:
-    """'N of M paper claims hold, K do not, J inconclusive (L measurements beside)': measurements are never
-    counted as claims."""
+    """'N of M paper claims hold, K do not, D depend on an unstated setting, J inconclusive (L measurements
+    beside)': measurements are never counted as claims."""
     n = counts(claims)
     text = f"{n['holds']} of {n['paper']} paper claims hold, {n['fails']} do not"
+    text += f", {n['depends']} depend on an unstated setting" if n["depends"] else ""
     text += f", {n['unjudged']} inconclusive" if n["unjudged"] else ""
     return text + (f" ({n['measurements']} measurements beside)" if n["measurements"] else "")
 
 
 def _css_of(c: dict) -> str:
-    return {True: "holds", False: "fails"}.get(c["holds"], "partial")  # inconclusive: neither green nor red
+    # inconclusive, or depending on an unstated setting: neither green nor red
+    return "partial" if _depends(c) else {True: "holds", False: "fails"}.get(c["holds"], "partial")
 
 
 def _analysed(fig_dir: Path) -> dict | None:

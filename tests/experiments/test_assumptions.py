@@ -18,7 +18,7 @@ from groklab.experiments.assumptions import (
 )
 from groklab.experiments.runner import run_figure, specs_of
 from groklab.experiments.spec import Claim, RunSpec, seed_of
-from groklab.report import arm_value, verdict
+from groklab.report import arm_value, counts, headline, verdict
 
 LR = Assumption("lr", "optim.lr", "0.01", "unstated", other="0.001")
 
@@ -38,7 +38,11 @@ def test_different_decided_verdicts_keep_ours_and_mark_the_dependence():
     c = combine(claim(False), claim(True), LR)
     assert c.holds is False and c.depends_on == ["optim.lr"]
     assert "depends on optim.lr: with 0.001 it holds" in c.note
-    assert verdict(c.to_dict()) == "does not hold; depends on optim.lr"
+    assert verdict(c.to_dict()) == c.to_dict()["verdict"] == "depends on an unstated setting (optim.lr)"
+    # the fourth outcome of a headline: counted neither among the claims that hold nor those that do not
+    held = {**claim(True).to_dict(), "id": "h"}
+    assert counts([c.to_dict(), held])["depends"] == 1 and counts([c.to_dict(), held])["fails"] == 0
+    assert headline([c.to_dict(), held]) == "1 of 2 paper claims hold, 0 do not, 1 depend on an unstated setting"
 
 
 def test_a_failed_precondition_is_judged_on_the_arm_that_meets_it():

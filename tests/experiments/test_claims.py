@@ -92,6 +92,7 @@ def test_fig2_claims():
     c = {x.id: x for x in fig2.claims(*_fig2(1.0, 600))}
     assert all(x.holds for x in c.values())
     assert c["emb_mul_groks_late"].aggregate["median_ratio"] == 6.0
+    assert c["emb_add_groks_late"].aggregate["median_ratio"] == 3.0  # Fig. 2's caption: add is delayed too
     assert c["no_emb_add_rises_together"].per_seed["mul/mlp_emb lag"] == [5.0, 5.0, 5.0]  # the contrast
     c = {x.id: x for x in fig2.claims(*_fig2(0.5, 150))}
     assert not c["no_emb_add_reaches_0.95"].holds and not c["emb_mul_groks_late"].holds  # delay 1.5 < 2

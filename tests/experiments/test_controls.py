@@ -51,6 +51,31 @@ def test_a_control_with_no_run_is_not_shown():
     assert "in any run (none trained)" in out[1].note
 
 
+def curve(fit: int, hit: int | None, last: int = 40) -> list[dict]:
+    """Evals every step to `last`: training accuracy 1 from `fit` on, test accuracy 1 from `hit` on (None: never)."""
+    return [{"step": s, "train/acc": float(s >= fit), "test/acc": float(hit is not None and s >= hit)}
+            for s in range(1, last + 1)]
+
+
+def test_a_grokking_control_must_generalize_long_after_it_fits():
+    groks = Control("base/*", "the baseline", 0.99, spare=("base_groks",), delay=3)
+    df = pd.DataFrame([{"run": run, **r} for run, (fit, hit) in {"base/s0": (5, 30), "base/s1": (10, 30)}.items()
+                       for r in curve(fit, hit)])
+    got = check(groks, df)
+    assert got["ok"] and got["ratio"] == {"base/s0": 6.0, "base/s1": 3.0} and got["delay"] == 3
+    # ordinary learning: test accuracy reaches 0.99 just after the fit (1.2x) -- it reached, but did not grok
+    late = pd.DataFrame([{"run": run, **r} for run, (fit, hit) in {"base/s0": (5, 30), "base/s1": (25, 30),
+                                                                   "base/s2": (99, 30)}.items()
+                         for r in curve(fit, hit)])
+    out, (got,) = apply(types.SimpleNamespace(CONTROLS=[groks]), late, claims())
+    assert got["short"] == ["base/s1", "base/s2"] and got["ratio"]["base/s2"] is None and not got["ok"]
+    assert out[1].holds is None and out[1].reason == "precondition"
+    assert ("did not grok (test accuracy 0.99 at least 3x the steps to fit the training set) in base/s1 "
+            "(t_test / t_train 1.2), base/s2 (never fit)") in out[1].note
+    assert out[0].holds is False  # the claim about the control itself is judged as usual
+    assert check(BASE, late)["ok"] and "ratio" not in check(BASE, late)  # reaching suffices without a delay
+
+
 def test_rests_limits_the_claims_a_control_decides():
     only = Control("base/*", "the baseline", rests=("a_before_b",))
     out, _ = apply(types.SimpleNamespace(CONTROLS=[only]), rows({"base/s0": 0.5}), claims())

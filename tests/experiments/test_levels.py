@@ -34,6 +34,26 @@ def test_comparisons_hold_only_beyond_seed_noise():
 
 
 
+def test_an_equivalence_follows_its_own_stated_rule():
+    v = {"same": [0.95, 0.96, 0.97], "ref": [0.96, 0.95, 0.97], "low": [0.46, 0.97, 0.98, 0.99, 0.96],
+         "flat": [0.1, 0.11, 0.1], "flat2": [0.1, 0.1, 0.12], "far": [0.2, 0.25, 0.22], "hi": [0.99, 0.992, 0.998]}
+    assert levels.within("x", "", "acc", v, "same", "ref", 0.05, floor=0.9).holds is True
+    assert levels.within("x", "", "acc", v, "far", "ref", 0.05, floor=0.9).holds is False  # wholly outside
+    # two arms that learned nothing: not "the same", but no evidence of a difference either
+    assert levels.within("x", "", "acc", v, "flat", "flat2", 0.05, floor=0.9).reason == "precondition"
+    # the rule says "does not hold if the CI lies wholly outside": a CI reaching into the margin never does
+    # (002's ksum BiRNN: wd 0 at 0.99-1.00 against 0.46-0.99 with wd 1, read "does not hold" until 2026-11-28)
+    straddle = levels.within("x", "", "acc", v, "hi", "low", 0.05, floor=0.9)
+    assert straddle.holds is None and straddle.aggregate["lo"] < 0.05 < straddle.aggregate["hi"]
+    near = levels.within("x", "", "acc", {"a": [0.97, 0.99, 0.95], "b": [0.92, 0.99, 0.96]}, "a", "b", 0.05)
+    assert near.holds is None and near.reason == "underpowered"
+    # "does not rely on weight decay": no worse without it (non-inferiority), and it generalizes
+    assert levels.not_below("x", "", "acc", v, "hi", "low", 0.05, floor=0.9).holds is True
+    assert levels.not_below("x", "", "acc", v, "low", "hi", 0.05, floor=0.9).holds is False
+    censored = {"a": [Censored(0.04), 0.99, 0.995], "b": [0.99, 0.98, 0.995]}
+    assert levels.within("x", "", "acc", censored, "a", "b", 0.05, floor=0.9).reason == "censored"
+
+
 def test_a_trend_weaker_than_claimed_or_within_noise_is_told_apart():
     clear = {"x1": [1.0, 1.1], "x2": [2.0, 2.1], "x3": [3.0, 3.1]}
     assert levels.trend("x", "", "u", clear, XS, -1, strength=0.5).holds is False  # rises: does not fall

@@ -26,10 +26,9 @@ import numpy as np
 import pandas as pd
 
 from groklab.experiments.spec import Claim
-from groklab.experiments.stats import select
+from groklab.experiments.stats import ALPHA, alpha, select
 from groklab.survival import Censored, concordance, km_median
 
-ALPHA = 0.05
 Verdict = tuple  # (holds: bool | None, reason: str, why: str)
 
 
@@ -67,27 +66,28 @@ def horizon_of(*groups: Sequence) -> float:
     return max((float(x) for g in groups for x in g), default=0.0)
 
 
-def sooner(a: Sequence, b: Sequence, horizon: Optional[float] = None, alpha: float = ALPHA) -> dict:
-    """Statistics of "A reaches the event before B" and the verdict: {"P(A first)", "p", "n", "median A",
-    "median B", "open pairs", "verdict": (holds, reason, why)}."""
+def sooner(a: Sequence, b: Sequence, horizon: Optional[float] = None, level: Optional[float] = None) -> dict:
+    """Statistics of "A reaches the event before B" and the verdict at p <= `level` (alpha() unless given):
+    {"P(A first)", "p", "n", "median A", "median B", "open pairs", "verdict": (holds, reason, why)}."""
+    level = alpha() if level is None else level
     horizon = horizon_of(a, b) if horizon is None else horizon
     c = concordance(list(a), list(b), horizon)
     ma, mb = (km_median(list(g), horizon) for g in (a, b))
     out = {"P(A first)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
            "median A": [ma["median"], ma["lo"], ma["hi"]], "median B": [mb["median"], mb["lo"], mb["hi"]],
            "open pairs": c["undecided"]}
-    out["verdict"] = _judge(c, ma["events"] + mb["events"], alpha)
+    out["verdict"] = _judge(c, ma["events"] + mb["events"], level)
     return out
 
 
-def lower(a: Sequence[float], b: Sequence[float], alpha: float = ALPHA) -> dict:
+def lower(a: Sequence[float], b: Sequence[float], level: Optional[float] = None) -> dict:
     """Statistics of "A's values lie below B's" for levels no run can fail to have (final accuracy, ...): the
     Mann-Whitney P(a value of A is below one of B), ties 1/2, with its exact one-sided p; the same verdict rule."""
     top = max((float(x) for x in (*a, *b)), default=0.0) + 1.0
     c = concordance([float(x) for x in a], [float(x) for x in b], top)
     out = {"P(A lower)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
            "median A": _median(a), "median B": _median(b)}
-    out["verdict"] = _judge(c, len(a) + len(b), alpha)
+    out["verdict"] = _judge(c, len(a) + len(b), alpha() if level is None else level)
     return out
 
 
@@ -113,6 +113,12 @@ def _judge(c: dict, events: int, alpha: float) -> Verdict:
     return None, "underpowered", (f"P = {P:.2f}: neither order beyond noise (one-sided p = {p:.3g} for the claimed "
                                   f"one, {rev:.3g} for the opposite) with n = {na}, {nb} (the smallest p these n "
                                   f"allow: {floor:.3g})")
+
+
+def _looked() -> str:
+    """Said in a rule judged after its study's seeds were raised on sight of a verdict (experiments/looks.py)."""
+    n = round(ALPHA / alpha())
+    return f" (look {n} at these runs: {ALPHA:g} / {n}, Bonferroni over the looks)" if n > 1 else ""
 
 
 def every(verdicts: dict[str, Verdict]) -> Verdict:
@@ -169,8 +175,9 @@ def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, s
     A, B = names
     per, agg, verdicts = _compare(cells, names, lower, list)
     rule = (f"{level} per seed. Per cell: P(a run of {A} lies below a run of {B}) (Mann-Whitney, ties 1/2) with "
-            f"an exact one-sided permutation p; medians (n per arm shown). Holds if P > 1/2 with p <= {ALPHA:g} in "
-            "every cell; does not hold if the opposite order has p <= 0.05 in any; otherwise inconclusive")
+            f"an exact one-sided permutation p; medians (n per arm shown). Holds if P > 1/2 with p <= {alpha():.3g} "
+            f"in every cell; does not hold if the opposite order has p <= {alpha():.3g} in any; otherwise "
+            "inconclusive" + _looked())
     return _claim(id, text, rule, per, agg, every(verdicts))
 
 
@@ -180,17 +187,17 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     ALPHA / the number of cells, Bonferroni): cells {cell: (A times, B times)} (from event_times); alt
     {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
     A, B = names
-    alpha = ALPHA if quantifier == "every" else ALPHA / max(len(cells), 1)
-    test = lambda a, b: sooner(a, b, alpha=alpha)  # noqa: E731
+    level = alpha() if quantifier == "every" else alpha() / max(len(cells), 1)
+    test = lambda a, b: sooner(a, b, level=level)  # noqa: E731
     combine = every if quantifier == "every" else some
     per, agg, verdicts = _compare(cells, names, test, shown)
     decide = ("in every cell; does not hold if the opposite order has p <= that in any" if quantifier == "every"
-              else f"in some cell ({len(cells)} cells, p <= {ALPHA:g} / {len(cells)}, Bonferroni); does not hold if "
-              "the opposite order has p <= that in every cell")
+              else f"in some cell ({len(cells)} cells, p <= {alpha():.3g} / {len(cells)}, Bonferroni); does not "
+              "hold if the opposite order has p <= that in every cell")
     rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
             f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), an exact one-sided "
             f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= "
-            f"{alpha:.3g} {decide}; otherwise inconclusive")
+            f"{level:.3g} {decide}; otherwise inconclusive" + _looked())
     claim = _claim(id, text, rule, per, agg, combine(verdicts))
     others = {label: combine({k: test(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
     for label, v in others.items():

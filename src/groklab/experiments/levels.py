@@ -17,7 +17,7 @@ from typing import Optional
 
 from groklab.experiments.claims import Times, every, time_claim
 from groklab.experiments.spec import Claim
-from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
+from groklab.experiments.stats import boot_diff, boot_mean, pct, spearman_boot
 from groklab.survival import Censored
 
 
@@ -86,7 +86,7 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
                                              [x for x in second if x is not None])}, later, what)
     d = boot_diff(va, vb)
     rel = {1: ">", -1: "<"}[sign]
-    stat = (f"{what} per seed; difference of means {a} - {b} with a 95% percentile-bootstrap CI over seeds; "
+    stat = (f"{what} per seed; difference of means {a} - {b} with a {pct()} percentile-bootstrap CI over seeds; "
             f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
             "; does not hold if the whole CI is on the other side"
             + ("" if smallest is None else f" or {'below' if sign > 0 else 'above'} {sign * smallest:.4g}")
@@ -109,21 +109,32 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
 
 def within(id: str, text: str, what: str, values: dict[str, list], a: str, b: str, margin: float,
            floor: float | None = None) -> Claim:
-    """Holds when the bootstrap CI of mean(values[a]) - mean(values[b]) lies inside [-margin, margin] (and, with
-    `floor`, the mean of b reaches it: two runs that both learned nothing are not "the same")."""
+    """Equivalence: holds when the bootstrap CI of mean(values[a]) - mean(values[b]) lies inside [-margin, margin]
+    (and, with `floor`, the mean of b reaches it: two runs that both learned nothing are not "the same"); does
+    not hold when the CI lies wholly outside; otherwise inconclusive -- censored (a value is only a bound),
+    precondition (b's mean misses `floor`: nothing learned to compare), else underpowered (the CI straddles the
+    margin). Until 2026-11-28 a missed floor read as "does not hold", against the rule the claim states."""
     va, vb = values.get(a, []), values.get(b, [])
     d = boot_diff(va, vb)
-    ok = margin > 0 and min(len(va), len(vb)) >= 2 and -margin <= d["lo"] and d["hi"] <= margin
-    ok = ok and (floor is None or boot_mean(vb)["mean"] >= floor)
-    stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI lies inside "
+    floor_ok = floor is None or (boot_mean(vb)["mean"] or 0.0) >= floor
+    inside = margin > 0 and min(len(va), len(vb)) >= 2 and -margin <= d["lo"] and d["hi"] <= margin
+    stat = (f"{what} per seed; difference of means {a} - {b} with a {pct()} bootstrap CI; holds if the CI lies inside "
             f"[-{margin:.4g}, {margin:.4g}]" + ("" if floor is None else f" and the mean of {b} is >= {floor}"))
     c = Claim(id, text, stat + "; does not hold if it lies wholly outside; otherwise inconclusive", {a: va, b: vb},
-              {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin, "n": [len(va), len(vb)]}, ok)
+              {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin, "n": [len(va), len(vb)]},
+              inside and floor_ok)
     censored = [x for x in (*va, *vb) if isinstance(x, Censored)]
-    if censored:  # a mean of times some runs never reached is no number to test equivalence on
-        return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event")
-    floor_ok = floor is None or (boot_mean(vb)["mean"] or 0.0) >= floor
-    if not ok and floor_ok and d["lo"] is not None and -margin <= d["hi"] and d["lo"] <= margin:
+    if censored:  # a mean of values some runs only bound is no number to test equivalence on
+        return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event "
+                                          "within the horizon (their values are bounds)")
+    if d["lo"] is None or min(len(va), len(vb)) < 2:
+        return c.inconclusive("precondition", f"too few runs to compare (n = {len(va)}, {len(vb)})")
+    if d["hi"] < -margin or d["lo"] > margin:
+        return c  # wholly outside the margin: different beyond noise
+    if not floor_ok:
+        return c.inconclusive("precondition", f"the mean of {b} ({boot_mean(vb)['mean']:.3g}) is below {floor}: "
+                                              "nothing learned to be the same as")
+    if not inside:
         c.inconclusive("underpowered", f"the CI straddles the margin (n = {len(va)}, {len(vb)})")
     return c
 
@@ -138,7 +149,7 @@ def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b:
     d = boot_diff(va, vb)
     mean_a = boot_mean(va)["mean"]
     low = floor is not None and (mean_a or 0.0) < floor
-    stat = (f"{what} per seed; difference of means {a} - {b} with a 95% bootstrap CI; holds if the CI's lower end "
+    stat = (f"{what} per seed; difference of means {a} - {b} with a {pct()} bootstrap CI; holds if the CI's lower end "
             f"is >= -{margin:.4g}" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
             f"; does not hold if the whole CI is below -{margin:.4g}; otherwise inconclusive")
     ok = min(len(va), len(vb)) >= 2 and d["lo"] is not None and d["lo"] >= -margin and not low
@@ -175,7 +186,7 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
     side = ">" if sign > 0 else "<"
     bar = f" and rho {side}= {sign * strength:g}" if strength else ""
     stat = (f"{what} per seed; Spearman rho between {', '.join(f'{c}={x}' for c, x in xs.items())} and the cell "
-            f"means, 95% bootstrap CI (seeds resampled within each cell); holds if the CI is {side} 0{bar}; does "
+            f"means, {pct()} bootstrap CI (seeds resampled within each cell); holds if the CI is {side} 0{bar}; does "
             f"not hold if the whole CI is short of {sign * strength:g} (the other way); otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in xs}, {**r, "n": [len(v) for v in groups.values()]})
     if r["rho"] is None or not all(len(v) >= 2 for v in groups.values()):  # no noise estimate, no verdict
@@ -183,7 +194,7 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
                                               f"{[len(v) for v in groups.values()]})")
     near = r["hi"] if sign > 0 else -r["lo"]  # the CI's end nearest the claim, on the claimed axis
     if near < strength or (near == 0 and r["lo"] == r["hi"]):
-        c.note = f"rho = {r['rho']:.2f}, 95% CI [{r['lo']:.2f}, {r['hi']:.2f}]"
+        c.note = f"rho = {r['rho']:.2f}, {pct()} CI [{r['lo']:.2f}, {r['hi']:.2f}]"
         return c
     if sign * r["rho"] >= strength and r["rho"] != 0 and (r["lo"] > 0 if sign > 0 else r["hi"] < 0):
         c.holds = True
@@ -198,13 +209,13 @@ def no_trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[st
     absence read off a few seeds: the note gives the interval, so a reader sees how much rise it leaves room for."""
     t = trend(id, text, what, values, xs, sign)
     side = ">" if sign > 0 else "<"
-    t.statistic = (f"{what} per seed; Spearman rho between x and the cell means, 95% bootstrap CI (seeds resampled "
+    t.statistic = (f"{what} per seed; Spearman rho between x and the cell means, {pct()} bootstrap CI (seeds resampled "
                    f"within each cell); holds unless the whole CI is {side} 0 (then it does not hold)")
     if t.reason == "precondition" or t.aggregate.get("rho") is None:
         return t
     r = t.aggregate
     t.holds, t.reason = not t.holds, ""
-    t.note = f"rho = {r['rho']:.2f}, 95% CI [{r['lo']:.2f}, {r['hi']:.2f}]"
+    t.note = f"rho = {r['rho']:.2f}, {pct()} CI [{r['lo']:.2f}, {r['hi']:.2f}]"
     return t
 
 
@@ -228,7 +239,7 @@ def above(id: str, text: str, what: str, values: dict[str, list], cells: list[st
 def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> Claim:
     word, edge = ("below", "hi") if side < 0 else ("above", "lo")
     ci = {c: boot_mean(values.get(c, [])) for c in cells}
-    stat = (f"{what} per seed (a run without the event: its lower bound); mean with a 95% bootstrap CI per cell; "
+    stat = (f"{what} per seed (a run without the event: its lower bound); mean with a {pct()} bootstrap CI per cell; "
             f"holds if every CI lies {word} {threshold}; does not hold if a whole CI lies on the other side of it; "
             "otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in cells},

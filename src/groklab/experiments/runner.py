@@ -25,8 +25,10 @@ from groklab.experiments.assumptions import (
     with_arms,
 )
 from groklab.experiments.controls import apply as apply_controls
+from groklab.experiments.looks import looks_of
 from groklab.experiments.quotes import cite
 from groklab.experiments.spec import RunSpec, seed_of
+from groklab.experiments.stats import looking
 from groklab.store import (
     RunStore,
     clear_error,
@@ -41,6 +43,7 @@ from groklab.store import (
 )
 from groklab.store.archive import lacking, unpack
 from groklab.store.run import differences
+from groklab.store.schema import verdict_words
 from groklab.sweep import Run, SweepBar, plan, run_units
 
 
@@ -132,7 +135,7 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     if source is not None:  # the last re-judging is the one that wrote these claims; earlier ones are gone
         sessions = [x for x in sessions if trained(x)]
     here = {"from": str(source), **({"train_missing": True} if train_missing else {})} if source is not None else {}
-    sessions += [{**session, **here}] if session else []
+    sessions += [{**session, **here, "seeds": seeds}] if session else []
     write_manifest(root, {**manifest, "sessions": sessions})
     part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
     verb = f"re-judged from {source}" if source is not None else ""
@@ -158,7 +161,11 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
         partial = len(have) < len(every)
     df = load_runs(root)
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
-    figures, claims, controls = _analyze(module, df, root, profile)
+    from groklab.experiments import SEEDS
+
+    looks = looks_of(sessions, seeds, SEEDS[profile])
+    with looking(len(looks)):  # seeds raised on sight of a verdict: each look held to 0.05 / looks (looks.py)
+        figures, claims, controls = _analyze(module, df, root, profile)
     health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
            "wall_s": round(time.perf_counter() - t0, 1),
@@ -166,6 +173,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
            "health": health, "claims": [c.to_dict() for c in claims]}
     if controls:
         doc["controls"] = controls
+    if len(looks) > 1:
+        doc["looks"] = looks
     if stale:
         doc["stale"] = stale
     if assumptions_of(module):
@@ -183,9 +192,8 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     else:
         write_claims(root, doc)
     for c in doc["claims"]:
-        verdict = {True: "holds", False: "FAILS"}.get(c["holds"], f"inconclusive: {c.get('reason') or 'partial'}")
+        verdict = verdict_words(c["holds"], c.get("reason") or "", c.get("depends_on") or ())
         kind = "" if c["kind"] == "paper" else " (measurement)"
-        verdict += "; depends on " + ", ".join(c["depends_on"]) if c.get("depends_on") else ""
         echo(f"  [{verdict}] {c['id']}{kind}: {c['text']}  ({_agg(c['aggregate'])})")
     return doc
 

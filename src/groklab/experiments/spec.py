@@ -5,6 +5,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from groklab.store import clean
+from groklab.store.schema import verdict_words
 
 PROFILES = ("quick", "paper")
 
@@ -51,12 +52,12 @@ class Claim:
     def to_dict(self) -> dict:
         """The claim's entry in its study's claims file; `sensitivity` and `depends_on` only when an arm judged it."""
         d = {k: v for k, v in clean(asdict(self)).items() if v or k not in ("sensitivity", "depends_on")}
-        return {**d, "verdict": verdict_of(self.holds, self.reason)}
+        return {**d, "verdict": verdict_words(self.holds, self.reason, self.depends_on)}
 
 
 def verdict_of(holds, reason: str = "") -> str:
-    """'holds', 'does not hold', or 'inconclusive (reason)'."""
-    return {True: "holds", False: "does not hold"}.get(holds, f"inconclusive ({reason or 'partial'})")
+    """'holds', 'does not hold', or 'inconclusive (reason)' (one verdict, before any arm is weighed)."""
+    return verdict_words(holds, reason)
 
 
 def seeded(name: str, overrides: list[str], seeds: int, split_seed: bool = True) -> list[RunSpec]:

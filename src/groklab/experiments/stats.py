@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Iterable, Optional
 
 import numpy as np
@@ -11,6 +13,33 @@ import pandas as pd
 from groklab.measures.curves import grok_events
 
 INF = math.inf
+ALPHA = 0.05  # the error rate of one look at a study's runs
+_looks: ContextVar[int] = ContextVar("looks", default=1)
+
+
+def alpha() -> float:
+    """The error rate a decision is held to now: ALPHA over the number of looks at the study's runs (Bonferroni;
+    experiments/looks.py). Every p-value threshold and every interval's level (1 - alpha) reads it."""
+    return ALPHA / _looks.get()
+
+
+@contextmanager
+def looking(n: int):
+    """Judge the calls inside as the n-th look at a study's runs (its seeds raised n - 1 times after a verdict)."""
+    token = _looks.set(max(1, int(n)))
+    try:
+        yield
+    finally:
+        _looks.reset(token)
+
+
+def pct() -> str:
+    """The level of the intervals decisions use now, as text: '95%' at one look, '99%' at five."""
+    return f"{100 * (1 - alpha()):.4g}%"
+
+
+def _level(level: Optional[float]) -> float:
+    return 1.0 - alpha() if level is None else level
 
 
 def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99, rise: float = 0.1) -> pd.DataFrame:
@@ -70,10 +99,12 @@ def _py(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def mean_ci(values: Iterable[Optional[float]], level: float = 0.95) -> dict:
-    """Mean and a t-interval over the defined values: {"n", "mean", "lo", "hi"} (lo/hi None for n < 2)."""
+def mean_ci(values: Iterable[Optional[float]], level: Optional[float] = None) -> dict:
+    """Mean and a t-interval (level 1 - alpha() unless given) over the defined values: {"n", "mean", "lo", "hi"}
+    (lo/hi None for n < 2)."""
     from scipy import stats as st
 
+    level = _level(level)
     v = [float(x) for x in values if not _missing(x)]
     if not v:
         return {"n": 0, "mean": None, "lo": None, "hi": None}
@@ -84,9 +115,10 @@ def mean_ci(values: Iterable[Optional[float]], level: float = 0.95) -> dict:
     return {"n": len(v), "mean": m, "lo": m - half, "hi": m + half}
 
 
-def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0) -> dict:
-    """Spearman rho between a group key x and the mean of its per-seed values y, with a bootstrap 95% CI
-    (seeds resampled within each group). groups: {x: [y per seed]}."""
+def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0, level: Optional[float] = None) -> dict:
+    """Spearman rho between a group key x and the mean of its per-seed values y, with a bootstrap CI (level
+    1 - alpha() unless given: 95% at one look; seeds resampled within each group). groups: {x: [y per seed]}."""
+    level = _level(level)
     from scipy.stats import spearmanr
 
     xs = sorted(k for k, v in groups.items() if v)
@@ -99,14 +131,17 @@ def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0) -> dict:
     point = rho([statistics.fmean(groups[x]) for x in xs])
     rng = np.random.default_rng(seed)
     boots = [rho([float(np.mean(rng.choice(groups[x], len(groups[x])))) for x in xs]) for _ in range(reps)]
-    lo, hi = np.percentile(boots, [2.5, 97.5]).tolist()
+    lo, hi = np.percentile(boots, [50 - 50 * level, 50 + 50 * level]).tolist()
     return {"rho": point, "lo": lo, "hi": hi}
 
 
-def boot_mean(values: Iterable[Optional[float]], reps: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
-    """Mean over the defined values with a percentile-bootstrap CI (seeds resampled with replacement):
+def boot_mean(values: Iterable[Optional[float]], reps: int = 2000, level: Optional[float] = None,
+              seed: int = 0) -> dict:
+    """Mean over the defined values with a percentile-bootstrap CI (level 1 - alpha() unless given; seeds
+    resampled with replacement):
     {"n", "mean", "lo", "hi"}; lo/hi None for n < 2. With 3 seeds the interval is close to the range of
     the resampled means, so it is narrow: read it with the per-seed values beside it."""
+    level = _level(level)
     v = np.array([float(x) for x in values if not _missing(x)])
     if v.size == 0:
         return {"n": 0, "mean": None, "lo": None, "hi": None}
@@ -117,11 +152,12 @@ def boot_mean(values: Iterable[Optional[float]], reps: int = 2000, level: float 
     return {"n": int(v.size), "mean": float(v.mean()), "lo": float(lo), "hi": float(hi)}
 
 
-def boot_diff(a: Iterable[Optional[float]], b: Iterable[Optional[float]], reps: int = 2000, level: float = 0.95,
-              seed: int = 0) -> dict:
+def boot_diff(a: Iterable[Optional[float]], b: Iterable[Optional[float]], reps: int = 2000,
+              level: Optional[float] = None, seed: int = 0) -> dict:
     """mean(a) - mean(b) with a percentile-bootstrap CI (each group resampled on its own) and `sign`: +1 when
     the whole interval lies above 0, -1 below, 0 when it straddles 0 -- the effect is then within seed noise --
     or when a group has a single seed."""
+    level = _level(level)
     va = np.array([float(x) for x in a if not _missing(x)])
     vb = np.array([float(x) for x in b if not _missing(x)])
     if va.size == 0 or vb.size == 0:

@@ -85,6 +85,15 @@ class Manifest(Open):
         return runs
 
 
+def verdict_words(holds, reason: str = "", depends_on=()) -> str:
+    """A verdict in the words every output uses: 'holds', 'does not hold', 'inconclusive (reason)', or -- when our
+    setting and a sensitivity arm at another plausible value of a setting the paper leaves open decide
+    opposite ways -- 'depends on an unstated setting (field, ...)': the paper's sentence alone does not fix it."""
+    if depends_on and holds is not None:
+        return f"depends on an unstated setting ({', '.join(map(str, depends_on))})"
+    return {True: "holds", False: "does not hold"}.get(holds, f"inconclusive ({reason or 'partial'})")
+
+
 class Sensitivity(Open):
     """How a claim fares under another value of a setting the paper leaves unstated (reports show these)."""
 
@@ -123,6 +132,8 @@ class Control(Open):
     reach: Union[StrictInt, StrictFloat]
     best: dict[str, Union[StrictInt, StrictFloat]] = {}
     ok: StrictBool
+    delay: Optional[Union[StrictInt, StrictFloat]] = None  # a grokking control: t_test / t_train at least this
+    ratio: dict[str, Optional[Union[StrictInt, StrictFloat]]] = {}
 
 
 class Claims(Open):
@@ -139,6 +150,7 @@ class Claims(Open):
     claims: list[ClaimDoc]
     assumptions: list[Assumption] = []
     controls: list[Control] = []
+    looks: list[StrictInt] = []  # the seed counts the study was looked at, when raised on sight of a verdict
 
 
 class PartialClaimDoc(ClaimDoc):

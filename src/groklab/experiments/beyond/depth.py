@@ -32,13 +32,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
-from groklab.experiments.controls import Control
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import trend
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import after_go, curves, drops_after_go, per_variant, variant_of
 
 NAME = "depth"
-CONTROLS = [Control("layers1/*", "the 1-layer model", 0.99)]  # fluctuations after grokking need grokking
+CONTROLS = [Control("layers1/*", "the 1-layer model", 0.99, delay=DELAY)]  # fluctuations after grokking need grokking
 TITLE = "1, 2, 3 Transformer layers: oscillation of test accuracy after grokking"
 PAPER = ("As the number of layers increases, test sample points enter and exit the indicative regions, and "
          "the test accuracy oscillates sharply in a large range.")

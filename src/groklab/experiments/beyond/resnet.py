@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from groklab.data.images import chance
-from groklab.experiments.controls import Control
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import mean_ci
@@ -71,7 +71,7 @@ GENERALIZE = 0.90  # claim 1: test accuracy climbs to at least this
 RISE = 0.1  # a rise: test accuracy above its value at the fit by this much (the runs' grok.rise)
 # the memorizing arms are contrasted with a run that rises; when none does, their flat curves say nothing
 CONTROLS = [Control("grok/*", "the grokking dataset (weight decay 1)", GENERALIZE,
-                    rests=("wd0_memorizes_without_rise", "random_memorizes_without_rise"))]
+                    rests=("wd0_memorizes_without_rise", "random_memorizes_without_rise"), delay=DELAY)]
 
 
 def profile_overrides(profile: str) -> list[str]:

@@ -42,7 +42,7 @@ import pandas as pd
 
 from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, holdout_share, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
-from groklab.experiments.controls import Control
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed, trend
 from groklab.experiments.spec import Claim, RunSpec, seeded, verdict_of
 from groklab.experiments.stats import mean_ci
@@ -71,7 +71,7 @@ RHO = -0.5  # "falls as k grows": a clear negative rank correlation, not just a 
 NOISE = 2.0  # "seed noise": 2 standard errors of the mean U-Acc over seeds ...
 NOISE_FLOOR = 0.02  # ... and at least 2 points (one seed has no standard error)
 # Every holdout is compared with the random split: a ceiling means nothing if the baseline never groks
-CONTROLS = [Control("random/*", "the random 30% split", REACH, spare=("random_reaches_one",))]
+CONTROLS = [Control("random/*", "the random 30% split", REACH, spare=("random_reaches_one",), delay=DELAY)]
 
 
 # quick horizon: a 15,000-step cap; a run stops once test accuracy stayed >= 0.99 for 300 steps (the random split:

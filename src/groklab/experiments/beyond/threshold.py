@@ -25,14 +25,15 @@ from pathlib import Path
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.beyond.ceiling import N_COVER, expected_ceiling
 from groklab.experiments.beyond.profile import base_overrides, modulus
-from groklab.experiments.controls import Control
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "threshold"
 # a setup that does not grok even at the largest share says nothing about where the threshold lies
-CONTROLS = [Control("f0.4/*", "the largest share, 0.4", 0.99, rests=("grokking_needs_the_coverage_share",))]
+CONTROLS = [Control("f0.4/*", "the largest share, 0.4", 0.99, rests=("grokking_needs_the_coverage_share",),
+                    delay=DELAY)]
 TITLE = "Training share against grokking on random splits: Thm 3.12's coverage bound"
 PAPER = ("Full coverage of the grid by the training points within distance n needs a share of about ln(p^2) / C; "
          "this lower bound is also the proportion required to stably observe grokking.")

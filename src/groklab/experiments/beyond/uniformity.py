@@ -24,13 +24,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
-from groklab.experiments.controls import Control
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.variants import curves, per_variant, variant_of
 
 NAME = "uniformity"
-CONTROLS = [Control("wd1/*", "weight decay 1", 0.99, rests=("test_accuracy_follows",))]
+CONTROLS = [Control("wd1/*", "weight decay 1", 0.99, rests=("test_accuracy_follows",), delay=DELAY)]
 TITLE = "Weight decay makes the embedding uniform (MED falls, spacing evens out) and test accuracy follows"
 PAPER = ("The weight decay term encourages uniformity across all tokens in the embedding space when it is "
          "minimized; this uniformity drives grokking.")

@@ -15,7 +15,7 @@ import numpy as np
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.experiments.stats import boot_mean, run_table
+from groklab.experiments.stats import boot_mean, pct, run_table
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series
 
@@ -183,7 +183,7 @@ def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
         out += [
             judge(Claim(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
                         f"{what}; (first - last) / first per seed; holds if in each of the paper's three setups the "
-                        f"whole 95% bootstrap CI of its mean lies above {CHANGE}", ew, agg(ew)),
+                        f"whole {pct()} bootstrap CI of its mean lies above {CHANGE}", ew, agg(ew)),
                   {n: above(ew, n, CHANGE) for n in JUDGED}, unfit),
             judge(Claim(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
                         f"{what}; (first - last) / first per seed; holds if each of the three setups' CI lies above "

@@ -8,6 +8,7 @@ import numpy as np
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.levels import above, contrast
 from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.stats import pct
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series
 
@@ -80,7 +81,7 @@ def _plot(out: Path) -> list[Path]:
 def _stat(order: str) -> str:
     what = "token index x" if order == "token" else "discrete log i of x = g^i (rows 1..p-1)"
     return (f"peakedness = share of the non-DC energy sum_k |F_k|^2 in the {N_KEY} strongest frequencies of the "
-            f"DFT over {what}, at the last measure; mean over seeds with a 95% bootstrap CI")
+            f"DFT over {what}, at the last measure; mean over seeds with a {pct()} bootstrap CI")
 
 
 def claims(per: dict) -> list[Claim]:

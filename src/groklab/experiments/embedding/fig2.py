@@ -95,19 +95,25 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                     "t_train (first eval step with train acc >= 0.99) of model=mlp_emb",
                     {f"{k}/mlp_emb": v for k, v in t_train.items()}, lambda t: t is not None, "it is reached",
                     {f"{k}/median_t_train": median_censored(v) for k, v in t_train.items()})
-    tt, tr = g("t_test", "mul", "mlp_emb"), t_train["mul"]
+    late = [_late(task, g("t_test", task, "mlp_emb"), t_train[task]) for task in ("mul", "add")]
+    return [c0, c1, c2, c3, *late]
+
+
+def _late(task: str, tt: list, tr: list) -> Claim:
+    """"With embeddings `task` generalizes, but only after a delay": the CI of mean t_test / t_train above DELAY
+    (§3.3 says so of mul; Fig. 2's caption of both tasks: emb_add_groks_late since 2026-11-28)."""
     delay = [None if a is None or b is None else a / max(b, 1) for a, b in zip(tt, tr)]
-    c4 = above("emb_mul_groks_late", "With embeddings multiplication generalizes, but only after a delay.",
-               "t_test / t_train of model=mlp_emb on mul (99% thresholds)",
-               {"mul/mlp_emb": [d for d in delay if d is not None]}, ["mul/mlp_emb"], DELAY,
-               {"median_ratio": median_censored(delay)})
-    c4.per_seed = {"mul/mlp_emb t_test": tt, "mul/mlp_emb t_test/t_train": delay}
+    c = above(f"emb_{task}_groks_late", f"With embeddings {'multiplication' if task == 'mul' else 'addition'} "
+              "generalizes, but only after a delay.", f"t_test / t_train of model=mlp_emb on {task} (99% thresholds)",
+              {f"{task}/mlp_emb": [d for d in delay if d is not None]}, [f"{task}/mlp_emb"], DELAY,
+              {"median_ratio": median_censored(delay)})
+    c.per_seed = {f"{task}/mlp_emb t_test": tt, f"{task}/mlp_emb t_test/t_train": delay}
     never = sum(a is None and b is not None for a, b in zip(tt, tr))
-    if never:  # fit, never generalized: "multiplication generalizes" fails on that seed
-        c4.holds, c4.reason, c4.note = False, "", f"{never} of {len(tt)} seeds fit mul and never generalized"
+    if never:  # fit, never generalized: "generalizes" fails on that seed
+        c.holds, c.reason, c.note = False, "", f"{never} of {len(tt)} seeds fit {task} and never generalized"
     elif any(b is None for b in tr):
-        c4.inconclusive("precondition", "a seed never fit mul: no delay to measure")
-    return [c0, c1, c2, c3, c4]
+        c.inconclusive("precondition", f"a seed never fit {task}: no delay to measure")
+    return c
 
 
 def half_rise(steps: Sequence[int], acc: Sequence[float], min_rise: float = 0.05) -> Optional[int]:

@@ -50,6 +50,31 @@ def bounded_ratio(num, den, offset: float = 0.0):
     return Censored(r) if isinstance(num, Censored) else r
 
 
+def end_state(t: dict, col: str, event: str) -> dict[str, list]:
+    """{cell: [`col` per seed]} with the value of a run that never reached `event` (a time of `table`: t_test,
+    t_train) as `Censored`: its end state lies beyond the horizon, so its last value is only a bound -- a claim
+    about end states is then inconclusive (censored), not refuted by a run that had not finished."""
+    ev = t.get(event, {})
+    return {c: [Censored(float(v)) if v is not None and (e is None or isinstance(e, Censored)) else v
+                for v, e in zip(vals, ev.get(c, [None] * len(vals)))] for c, vals in t.get(col, {}).items()}
+
+
+def unconverged(claim, t: dict, cells: list[str], event: str = "t_test", what: str = "test accuracy 0.99"):
+    """`claim` made inconclusive (censored) where runs of the compared `cells` never reached `event` within the
+    horizon: a claim about how a run converges says nothing of runs that had not converged yet."""
+    short = {c: sum(x is None or isinstance(x, Censored) for x in t.get(event, {}).get(c, [])) for c in cells}
+    short = {c: n for c, n in short.items() if n}
+    if short and claim.reason not in ("precondition", "censored"):
+        from groklab.experiments.claims import says
+
+        was = says((claim.holds, claim.reason))
+        claim.note = ""
+        claim.inconclusive("censored", "; ".join(f"{c}: {n} of {len(t[event][c])} runs never reached {what} within "
+                                                 "the horizon" for c, n in short.items()) + f" (read as they are, the "
+                                                                                           f"rule {was})")
+    return claim
+
+
 def median_time(values: list) -> float | None:
     """The Kaplan-Meier median of censored values (None: not reached by half the runs, or no values)."""
     vals = [v for v in values if v is not None]

@@ -141,11 +141,9 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     seeds = {seed_of(r): r for r in sorted(df["run"].unique())}
     found = {s: inspect(out / r, s) for s, r in seeds.items()}
     ratio = [found[s]["k_sv"] / found[s]["k_rand"] if found[s]["k_rand"] > 0 else None for s in sorted(found)]
-    peak = {}
-    for run, g in df.dropna(subset=["grad/total"]).groupby("run"):
-        g = g.sort_values("step")
-        norm = g["grad/total"]
-        peak[run] = (int(g["step"].iloc[norm.argmax()]), float(norm.iloc[-1] / norm.max()))
+    peak, weights = _peaks(df, "grad/total"), _peaks(df, "norm/total")
+    steps = np.unique(df["step"].dropna()) if "step" in df else np.array([])
+    grid = float(np.median(np.diff(steps))) if len(steps) > 1 else 0.0  # the eval interval
     t_test = per_variant(df, "t_test").get("mlp", [])
     figs = draw(found[min(found)], df, out / "landscape")
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
@@ -155,10 +153,25 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
              "circle_step": [found[s]["step"] for s in sorted(found)]}
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
-                        {r: v for r, v in sorted(peak.items())}, t_test)
+                        {r: v for r, v in sorted(peak.items())}, t_test, grid,
+                        {r: v for r, v in sorted(weights.items())})
 
 
-def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
+def _peaks(df, col: str) -> dict[str, tuple]:
+    """run -> (step of the largest `col`, final `col` / that largest, the first eval's step)."""
+    out = {}
+    if col not in df:
+        return out
+    for run, g in df.dropna(subset=[col]).groupby("run"):
+        g = g.sort_values("step")
+        norm = g[col]
+        out[run] = (int(g["step"].iloc[norm.argmax()]), float(norm.iloc[-1] / norm.max()), int(g["step"].iloc[0]))
+    return out
+
+
+def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None) -> list[Claim]:
+    """`grid`: the eval interval -- t_test is rounded up to it, so a peak one evaluation after t_test cannot be
+    told from one before it and counts as at t_test."""
     sharp = above("sharp_basin_along_singular_directions",
                   "The generalizing solution sits in a sharp, narrow basin along the weights' top directions.",
                   "curvature d^T H d / d^T d of the train loss along sigma_1 u_1 v_1^T of linear1 and linear2 (mean "
@@ -166,14 +179,27 @@ def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
                   ["ratio"], 1.0)
     sharp.per_seed = {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")}
     rows = list(peak.values())
-    seeds = [(s, f, t) for (s, f), t in zip(rows, t_test)]
+    seeds = [(s, f, t) for (s, f, *_), t in zip(rows, t_test)]
     grads = every_seed("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as "
                        "grokking takes place.", "step of the largest grad/total (train set, every eval), the final "
                        "grad/total over that peak, and t_test", {"seeds": seeds},
-                       lambda x: x[2] is not None and x[0] <= x[2] and x[1] < 0.5,
-                       "the peak comes at or before t_test and the final grad/total < 0.5 x its peak",
-                       {"seeds": len(rows)}, shown={"peak_step": [s for s, _ in rows],
-                                                    "final_over_peak": [f for _, f in rows], "t_test": t_test})
+                       lambda x: x[2] is not None and x[0] <= x[2] + grid and x[1] < 0.5,
+                       f"the peak comes at or before t_test (+ one eval, {grid:g} steps: t_test is rounded up to "
+                       "the eval grid) and the final grad/total < 0.5 x its peak",
+                       {"seeds": len(rows), "eval interval": grid},
+                       shown={"peak_step": [s for s, *_ in rows], "final_over_peak": [f for _, f, *_ in rows],
+                              "t_test": t_test})
+    # 002's text (not its caption) records "the 2-norm of overall parameters": the weight norm, read as written
+    w = list((weights or {}).values())
+    norm = every_seed("weight_norm_peaks_then_falls", "The norm of all parameters increases while over-fitting and "
+                      "decreases as grokking takes place.", "step of the largest norm/total (all parameters, every "
+                      "eval), the final norm/total over that peak, the first eval's step, and t_test",
+                      {"seeds": [(s, f, first, t) for (s, f, first), t in zip(w, t_test)]},
+                      lambda x: x[3] is not None and x[2] < x[0] <= x[3] + grid and x[1] < 1.0,
+                      f"the norm rises (its peak comes after the first eval), peaks at or before t_test (+ one eval, "
+                      f"{grid:g} steps) and ends below its peak", {"seeds": len(w), "eval interval": grid},
+                      shown={"peak_step": [s for s, *_ in w], "final_over_peak": [f for _, f, *_ in w],
+                             "t_test": t_test})
     final, init = v.get("key_share", []), v.get("key_share_init", [])
     share = (f"share of E's non-DC energy over token order held by its {N_KEY} strongest frequencies")
     cyclic = all_of("cyclic_embedding", "The learned embeddings are cyclic: numbers a fixed step apart lie next to "
@@ -183,7 +209,7 @@ def claims(v: dict, peak: dict, t_test: list) -> list[Claim]:
                                          {"key_share": final, "key_share_init": init}, "key_share", "key_share_init",
                                          +1)})
     cyclic.per_seed["circle_step"] = v.get("circle_step", [])
-    return [sharp, grads, cyclic]
+    return [sharp, grads, norm, cyclic]
 
 
 def draw(f: dict, df, path: Path) -> list[Path]:
