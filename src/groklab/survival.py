@@ -93,20 +93,17 @@ def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], hori
     decided = sum(1 for ta, oa in zip(at, ao) for tb, ob in zip(bt, bo)  # a tie of two events is decided: equal
                   if (oa and ta < tb) or (ob and tb < ta) or (oa and ob and ta == tb))
     pairs = na * nb
+    # Mantel's form of the null: with U[i, j] the pair score over the pooled runs (antisymmetric), a labelling's
+    # Gehan score is the sum of U's row sums over the runs it calls A -- one sum per labelling, not a pair loop
+    # (that loop made the exact null of 10 vs 10 runs cost seconds)
     t, o = np.concatenate([at, bt]), np.concatenate([ao, bo])
-    idx = np.arange(na + nb)
-
-    def stat(chosen) -> float:
-        mask = np.zeros(na + nb, dtype=bool)
-        mask[list(chosen)] = True
-        return _gehan(t[mask], o[mask], t[~mask], o[~mask])
-
-    if math.comb(na + nb, na) <= max_exact:
-        null, extra = [stat(c) for c in itertools.combinations(idx, na)], 0  # the observed labelling is among them
+    first = (o[:, None] & (t[:, None] < t[None, :])).astype(float)
+    rows = (first - first.T).sum(1)
+    if math.comb(na + nb, na) <= max_exact:  # the observed labelling is among them
+        null, extra = rows[np.array(list(itertools.combinations(range(na + nb), na)))].sum(1), 0
     else:  # the observed labelling counts as one draw: a Monte Carlo p-value is never 0 (Phipson & Smyth 2010)
         rng = np.random.default_rng(seed)
-        null, extra = [stat(rng.choice(na + nb, na, replace=False)) for _ in range(reps)], 1
-    null = np.array(null)
+        null, extra = np.array([rows[rng.choice(na + nb, na, replace=False)].sum() for _ in range(reps)]), 1
 
     def share(hits) -> float:
         return float((np.sum(hits) + extra) / (len(null) + extra))

@@ -77,3 +77,15 @@ def test_version_and_the_paper_names(capsys):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "beyond/ = Beyond Progress Measures (arXiv 2504.03162)" in text and "embedding/ = Mechanistic" in text
+
+
+def test_a_reader_that_stops_reading_is_not_an_error(tmp_path):
+    """`groklab summarize DIR | head -1`: the pipe closes early; no "error: Broken pipe", exit 0."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    arch = Path(__file__).parents[2] / "results" / "embedding-quick"
+    cmd = f"{sys.executable} -m groklab summarize {arch} | head -1"
+    out = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert out.stdout.startswith("point") and "Broken pipe" not in out.stderr and out.returncode == 0, out.stderr

@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"groklab: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `groklab summarize DIR | head`: the reader stopped reading, which is not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would raise it again
+        return 0
     except (OSError, MemoryError) as err:  # the filesystem or the machine said no: one line, never a traceback
         began = getattr(err, "during_training", False)
         print(f"groklab: error: {os_line(err)}" + ("; the run is marked failed and resumes with --resume once "
