@@ -79,4 +79,25 @@ def set_threads() -> int:
     n = choose_threads()
     if n is not None and n != torch.get_num_threads():
         torch.set_num_threads(n)
+    if n is not None and n > 1 and not (_fixed.get() or os.environ.get(THREADS_ENV, "").strip()):
+        _busy_note(n)
     return torch.get_num_threads()
+
+
+_noted: list = []  # the busy-CPU note, once per process
+
+
+def _busy_note(n: int) -> None:
+    """Say so when other processes already keep the CPUs busy: a run of n threads then waits on them at every
+    step (a p = 23 run beside one busy process: 6.7 steps/s with 2 threads, 101 with one)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return
+    cpus = usable_cpus()
+    if load >= cpus - 0.5 and not _noted:
+        from groklab.errors import notice
+
+        _noted.append(load)
+        notice(f"the CPUs are busy (load {load:.1f} on {cpus} cores): a run on {n} threads waits on the other "
+               f"processes; --threads 1 (GROKLAB_THREADS=1) is often many times faster")
