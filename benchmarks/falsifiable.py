@@ -27,12 +27,20 @@ VOCABULARY = {"groklab.experiments.levels": ("every_seed", "contrast", "within",
 _study: contextvars.ContextVar = contextvars.ContextVar("study", default=None)
 
 
+_sink: list = []  # the dict the wrappers record into (record() installs them once per process)
+
+
 def record(calls: dict) -> None:
     """Wrap every vocabulary function, wherever a study module imported it, so each call is kept in `calls`
     {(study, claim id): (function, args, kwargs, looks)} -- the first call per id: the study's own runs, not an
-    arm's."""
+    arm's. A later call only points the wrappers at a new `calls` (wrapping a wrapper would record the wrapper)."""
     import importlib
     import pkgutil
+
+    if _sink:
+        _sink[0] = calls
+        return
+    _sink.append(calls)
 
     import groklab.experiments as pkg
     from groklab.experiments import stats
@@ -44,9 +52,9 @@ def record(calls: dict) -> None:
 
             def wrapper(*args, _orig=orig, **kwargs):
                 claim = _orig(*args, **kwargs)
-                key = (_study.get(), claim.id)
-                if key[0] is not None and key not in calls:
-                    calls[key] = (_orig, args, kwargs, round(stats.ALPHA / stats.alpha()))
+                key, sink = (_study.get(), claim.id), _sink[0]
+                if key[0] is not None and key not in sink:
+                    sink[key] = (_orig, args, kwargs, round(stats.ALPHA / stats.alpha()))
                 return claim
             for m in [mod, *modules]:
                 if getattr(m, name, None) is orig:
