@@ -284,3 +284,15 @@ def test_panel_grid_draws_each_sweep_with_its_own_legend(tmp_path, monkeypatch):
                       "t", labels={"two": {"a": "base"}})
     assert seen == {"one": ["a", "b"], "two": ["base", "c"]}  # a cell in two panels; one without runs left out
     assert curves.panel_grid(pd.DataFrame(rows), tmp_path / "h", {"none": ["gone"]}, "cell", "t") == []
+
+
+def test_dropout_is_judged_at_both_trained_rates():
+    from groklab.experiments.investigation import optimizers
+    best = {c: [1.0] * 5 for c in optimizers.cells("quick")}
+    claim = lambda: next(c for c in optimizers.claims({"max_test": best}) if c.id == "dropout_barely_matters")  # noqa
+    best["dropout0.5"], best["dropout0.2"] = [0.4, 0.39, 0.74, 0.34, 0.5], [0.997, 1.0, 0.999, 0.973, 1.0]
+    c = claim()  # trivial at 0.2, not at 0.5: the sentence names no rate
+    assert c.holds is False and c.depends_on == ["model.dropout"] and "with 0.2 it holds" in c.note
+    assert c.to_dict()["verdict"] == "depends on an unstated setting (model.dropout)"
+    best["dropout0.5"] = [0.99, 1.0, 0.995, 1.0, 0.998]
+    assert claim().holds is True and not claim().depends_on  # trivial at both rates
