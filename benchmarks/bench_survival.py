@@ -12,11 +12,30 @@ import time
 
 import numpy as np
 
-from groklab.survival import _gehan, _split, concordance
+from groklab.survival import Censored, concordance
+
+
+def _split(times, horizon):
+    """(time, observed) as concordance reads them: None is no event by the horizon, Censored(t) none by t."""
+    return (np.array([float(horizon) if v is None else float(v) for v in times]),
+            np.array([v is not None and not isinstance(v, Censored) for v in times]))
+
+
+def _gehan(a_t, a_o, b_t, b_o) -> float:
+    """Sum over pairs of +1 (A's event first), -1 (B's first), 0 (a tie, or left open by censoring)."""
+    score = 0.0
+    for ta, oa in zip(a_t, a_o):
+        for tb, ob in zip(b_t, b_o):
+            if oa and ta < tb:
+                score += 1
+            elif ob and tb < ta:
+                score -= 1
+    return score
 
 
 def pair_loop(a, b, horizon, max_exact=20000, reps=20000, seed=0) -> float:
-    """The one-sided p of "A sooner" as concordance computed it until 2026-11-28: the pair loop per labelling."""
+    """The one-sided p of "A sooner" as concordance computed it until 2026-11-28: the pair loop per labelling
+    (kept here, frozen, as the baseline)."""
     at, ao = _split(a, horizon)
     bt, bo = _split(b, horizon)
     na, nb = len(at), len(bt)

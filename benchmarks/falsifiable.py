@@ -128,15 +128,11 @@ def synthetic(fn, args: tuple, kwargs: dict, sense: bool, done: dict, study: str
             values = {**values, y: _levels(n.get(y, 3), top, 0.0001),
                       x: _levels(n.get(x, 3), top if sense else top - gap, 0.0001)}
         return fn(**{**a, "values": values}).holds
-    if name in ("trend", "no_trend"):
+    if name in ("trend", "no_trend"):  # a perfect trend (rho 1 meets any strength asked), or none at all
         sign = a["sign"] if sense == (name == "trend") else -a["sign"]
-        strength = a.get("strength") or 0.0
         flat = name == "no_trend" and sense
-        values = {k: _levels(n.get(k, 2), 1000.0 + (0.0 if flat else sign * 100.0 * float(x)), 1.0 if flat else 0.1)
-                  for k, x in a["xs"].items()}
-        if flat:  # no order at all: alternate the cells around one level
-            values = {k: [1000.0 + (i % 2) * 5.0 + j for j in range(len(v))] for i, (k, v) in enumerate(values.items())}
-        del strength
+        values = {k: [1000.0 + (i % 2 * 5.0 if flat else sign * 100.0 * float(x)) + 0.1 * j
+                      for j in range(max(n.get(k, 2), 3))] for i, (k, x) in enumerate(a["xs"].items())}
         return fn(**{**a, "values": values}).holds
     if name in ("below", "above"):
         side = (-1 if name == "below" else 1) * (1 if sense else -1)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from groklab.experiments.claims import Times
+from groklab.experiments.claims import Times, says
 from groklab.experiments.variants import by_variant, curves, events, variant_of
 from groklab.survival import Censored, km_median
 
@@ -65,8 +65,6 @@ def unconverged(claim, t: dict, cells: list[str], event: str = "t_test", what: s
     short = {c: sum(x is None or isinstance(x, Censored) for x in t.get(event, {}).get(c, [])) for c in cells}
     short = {c: n for c, n in short.items() if n}
     if short and claim.reason not in ("precondition", "censored"):
-        from groklab.experiments.claims import says
-
         was = says((claim.holds, claim.reason))
         claim.note = ""
         claim.inconclusive("censored", "; ".join(f"{c}: {n} of {len(t[event][c])} runs never reached {what} within "

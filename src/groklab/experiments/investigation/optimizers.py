@@ -88,6 +88,7 @@ MARGIN = 0.05  # "significant", "best": our reading, the margin of "trivial" dro
 # judged at both trained rates, not an arm: the runs are cells of Fig. 9's dropout panel
 DROPOUT = Assumption("dropout", "model.dropout", "0.5", "002 names no rate; its code sweeps 0-0.5 (0.5: its own "
                      "log's largest drop)", other="0.2", profiles=())
+ASSUMPTIONS = [DROPOUT]  # declared (claims.json, the report); both rates are this study's own cells, not an arm
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
