@@ -273,6 +273,8 @@ def test_threshold_claim_on_synthetic_outcomes():
     bad = {**ok, "f0.3": [True, True, False, True, True]}
     assert threshold.claims(bad, t, 41)[0].holds is False
     assert threshold.claims(bad, t, 41)[1].aggregate["observed share"] == 0.4
+    stable_below = {**ok, "f0.15": [True] * 5}  # every seed groks below the bound: the sentence's second half fails
+    assert threshold.claims(stable_below, t, 41)[0].holds is False
     only_above = {v: g for v, g in ok.items() if float(v[1:]) >= b}
     assert threshold.claims(only_above, t, 41)[0].reason == "precondition"
 

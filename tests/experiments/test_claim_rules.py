@@ -84,3 +84,16 @@ def test_no_later_is_non_inferiority_on_the_time_ratio():
     assert forty.holds is False
     never = no_later_claim("x", "A no later.", {"c": ([N] * 5, fixed)}, ("a", "b"), "t", 0.25)
     assert never.holds is False  # censored at 20,000, after every stretched fixed time: later, decided
+
+
+def test_a_tie_of_reasons_gives_the_same_reason_in_every_process():
+    """every(): cells undecided for two reasons as often each: the first cell's reason, whatever the process's
+    string hashing (a set's order once made a re-judge print 'underpowered' where the archive had 'censored')."""
+    import subprocess
+    import sys
+
+    code = ("from groklab.experiments.claims import every; print(every({'a': (None, 'censored', ''), 'b': (None, "
+            "'underpowered', ''), 'c': (None, 'underpowered', ''), 'd': (None, 'censored', '')})[1])")
+    got = {subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "PYTHONHASHSEED": str(h)},
+                          capture_output=True, text=True, check=True).stdout.strip() for h in (0, 1, 2, 3)}
+    assert got == {"censored"}

@@ -135,7 +135,7 @@ def test_fig10_claims_under_each_definition():
     assert c["rank_E_stable[rtol1e-3]"].holds is None  # adam_wd5e-3's seed 1 moved, but it never fit
     st["adam_wd1e-3/s1"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 20.0), (256.0, 90.0, 60.0))  # a trained seed moves
     one = fig10.claims(st, unfit)[2]  # rank_E_stable[rtol1e-2]: its CI now straddles 0.2
-    assert one.holds is None and one.reason == "underpowered" and "adam_wd1e-3 straddles" in one.note
+    assert one.holds is None and one.reason == "underpowered" and "CI of adam_wd1e-3 reaches" in one.note
     for i in (0, 2):  # every seed of a trained setup moves: violated where it trained
         st[f"adam_wd1e-3/s{i}"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 21.0 + i), (256.0, 90.0, 60.0))
     assert fig10.claims(st, unfit)[2].holds is False

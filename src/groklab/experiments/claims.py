@@ -130,7 +130,7 @@ def every(verdicts: dict[str, Verdict]) -> Verdict:
     open_ = {k: v for k, v in verdicts.items() if v[0] is None}
     if open_:
         reasons = [v[1] for v in open_.values()]
-        reason = max(set(reasons), key=reasons.count)
+        reason = max(reasons, key=reasons.count)  # a tie: the first cell's (a set's order varies by process)
         return None, reason, "; ".join(f"{k}: {v[2]}" for k, v in open_.items())
     return (True, "", "") if verdicts else (None, "precondition", "no comparison could be made")
 

@@ -263,4 +263,7 @@ def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> C
     if side < 0 and all(v["hi"] is not None and v["hi"] < threshold for v in ci.values()):
         c.holds = True
         return c
-    return c.inconclusive("underpowered", f"a CI reaches {threshold} (n = {[ci[k]['n'] for k in cells]})")
+    open_ = [k for k, v in ci.items()
+             if v["lo"] is None or (v["hi"] >= threshold if side < 0 else v["lo"] <= threshold)]
+    return c.inconclusive("underpowered", f"the CI of {', '.join(open_)} reaches {threshold} "
+                                          f"(n = {[ci[k]['n'] for k in cells]})")

@@ -26,6 +26,7 @@ from groklab.experiments.assumptions import Assumption
 from groklab.experiments.beyond.ceiling import N_COVER, expected_ceiling
 from groklab.experiments.beyond.profile import base_overrides, modulus
 from groklab.experiments.controls import DELAY, Control
+from groklab.experiments.levels import all_of, every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
 from groklab.plots.style import STYLE, plt, save
@@ -75,12 +76,21 @@ def claims(grok: dict, t: dict, p: int) -> list[Claim]:
     agg = {"bound (n = 5)": round(b, 4), **{f"bound (n = {n})": round(bound(p, n), 4) for n in NS if n != N_COVER},
            "share of seeds reaching 0.99": share}
     per = {f"{v} t_test": t.get(v, []) for v in share}
-    rule = (f"per share alpha, whether each seed reaches test accuracy 0.99 by the horizon; bound = ln(p^2)/C(n) at "
-            f"n = {N_COVER}. Holds if every seed at every share >= bound reaches it and at every share < bound at "
-            "least one seed does not; inconclusive (precondition) without shares on both sides")
-    claim = Claim("grokking_needs_the_coverage_share", "Random splits grok stably at and above Thm 3.12's share, "
-                  "not below it.", rule, per, agg,
-                  all(all(grok[f"f{f:g}"]) for f in above) and all(not all(grok[f"f{f:g}"]) for f in below))
+    # the two halves of the sentence, each an every-seed rule: every seed at a share >= bound reaches 0.99 by the
+    # horizon; at a share < bound the seeds' outcomes (one tuple per share) include one that does not
+    parts = {"at or above the bound": every_seed(
+                 "grokking_needs_the_coverage_share at or above", "Every seed groks at every share >= the bound.",
+                 "whether the seed reaches test accuracy 0.99 by the horizon",
+                 {f"f{f:g}": grok[f"f{f:g}"] for f in above}, bool, "it reaches 0.99"),
+             "below the bound": every_seed(
+                 "grokking_needs_the_coverage_share below", "At every share < the bound some seed does not grok.",
+                 "the share's seeds' outcomes (reaches 0.99 by the horizon) as one tuple",
+                 {f"f{f:g}": [tuple(grok[f"f{f:g}"])] for f in below}, lambda seeds: not all(seeds),
+                 "some seed of the share does not reach 0.99")}
+    claim = all_of("grokking_needs_the_coverage_share", "Random splits grok stably at and above Thm 3.12's share, "
+                   "not below it.", parts)
+    claim.per_seed, claim.aggregate = per, agg
+    claim.statistic = f"bound = ln(p^2)/C(n) at n = {N_COVER} ({b:.4f}); {claim.statistic}"
     if not above or not below:
         claim.inconclusive("precondition", f"no share on {'both sides' if not (above or below) else 'one side'} "
                                            f"of the bound {b:.3f} was trained")

@@ -14,8 +14,9 @@ import numpy as np
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
+from groklab.experiments.levels import above, all_of, below
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.experiments.stats import boot_mean, pct, run_table
+from groklab.experiments.stats import boot_mean, run_table
 from groklab.plots.style import STYLE, plt, save
 from groklab.store import array_series
 
@@ -133,34 +134,13 @@ def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
     return [None if v is None or v[0] is None or v[2] is None or not v[0] else f(*v) for v in vals]
 
 
-def judge(claim: Claim, conds: dict, unfit: dict) -> Claim:
-    """The claim's verdict from per-setup conditions (setup -> True, False, or None when the CI straddles the
-    threshold), given the setups that never fit: it does not hold when a setup that trained violates it;
-    it is inconclusive (underpowered) when a trained setup's CI straddles the threshold, (precondition) when
-    it holds on every setup that trained but needs one that did not; otherwise it holds."""
-    trained = {n: ok for n, ok in conds.items() if n not in unfit}
-    if any(ok is False for ok in trained.values()):
-        claim.holds = False
-        claim.note = "violated by " + ", ".join(n for n, ok in trained.items() if ok is False)
-        return claim
-    straddle = [n for n, ok in trained.items() if ok is None]
-    if straddle:
-        return claim.inconclusive("underpowered", f"the CI of {', '.join(straddle)} straddles the threshold")
-    missing = [unfit[n] for n in conds if n in unfit]
-    if missing:
+def judge(claim: Claim, setups, unfit: dict) -> Claim:
+    """A statement over every setup, judged (levels.above / below) on the setups that trained: when it holds there
+    but a setup never fit its training set, it is inconclusive (precondition) -- that setup could still refute it."""
+    missing = [unfit[n] for n in setups if n in unfit]
+    if claim.holds is True and missing:
         return claim.inconclusive("precondition", "; ".join(missing) + " (it holds on the setups that trained)")
-    claim.holds = True
     return claim
-
-
-def side(c: dict, thr: float, want: int):
-    """True when the CI lies wholly on the `want` side of thr (+1 above, -1 below), False when wholly on the
-    other, None when it straddles thr or is undefined (fewer than 2 seeds)."""
-    if c["lo"] is None:
-        return None
-    if (c["lo"] > thr) if want > 0 else (c["hi"] < thr):
-        return True
-    return False if ((c["hi"] < thr) if want > 0 else (c["lo"] > thr)) else None
 
 
 def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
@@ -168,37 +148,32 @@ def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
     bootstrap CI, and a verdict only where the whole CI is on one side of the threshold. A setup in `unfit`
     (never fit its training set) cannot make a statement over every setup fail or hold (see judge)."""
     unfit = unfit or {}
+    trained = lambda names: [n for n in names if n not in unfit]  # noqa: E731
     out = []
     for d in DEFS:
         drop = lambda m: {n: _rel(pts, n, d, m, lambda a, _, c: (a - c) / a) for n in SETUPS}  # noqa: E731
         moved = {n: _rel(pts, n, d, "E", lambda a, _, c: abs(c - a) / a) for n in SETUPS}
         after = {n: _rel(pts, n, d, "EW", lambda _, b, c: abs(c - b) / b if b else None) for n in SETUPS}
-        ci = lambda per: {n: boot_mean(v) for n, v in per.items()}  # noqa: E731
         agg = lambda per: {n: [None if c[k] is None else round(c[k], 3) for k in ("mean", "lo", "hi")]  # noqa: E731
-                           for n, c in ci(per).items()}
-        above = lambda per, n, thr: side(ci(per)[n], thr, 1)  # noqa: E731
-        below = lambda per, n, thr: side(ci(per)[n], thr, -1)  # noqa: E731
+                           for n, c in ((n, boot_mean(v)) for n, v in per.items())}
         what = "rank #sigma > %g sigma_max" % DEFS[d] if DEFS[d] else "stable rank ||A||_F^2 / sigma_max^2"
         ew, w = drop("EW"), drop("W")
+        lr_id = f"only_adam_lr_changes_rank_after_grokking[{d}]"
+        parts = {"adam_lr": above(f"{lr_id} adam_lr", "Adam-LR keeps changing rank(EW) after generalization.",
+                                  f"{what}; |rank(EW) at the end - at t_test| / at t_test", after,
+                                  trained(["adam_lr_wd1e-3"]), AFTER, agg(after)),  # adaptive c: reported only
+                 "adam": below(f"{lr_id} adam", "Plain Adam's rank(EW) settles after generalization.",
+                               f"{what}; |rank(EW) at the end - at t_test| / at t_test", after, trained(PLAIN), AFTER)}
         out += [
-            judge(Claim(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
-                        f"{what}; (first - last) / first per seed; holds if in each of the paper's three setups the "
-                        f"whole {pct()} bootstrap CI of its mean lies above {CHANGE}", ew, agg(ew)),
-                  {n: above(ew, n, CHANGE) for n in JUDGED}, unfit),
-            judge(Claim(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
-                        f"{what}; (first - last) / first per seed; holds if each of the three setups' CI lies above "
-                        f"{CHANGE} (the three phases are shown in the figure, not judged)", w, agg(w)),
-                  {n: above(w, n, CHANGE) for n in JUDGED}, unfit),
-            judge(Claim(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
-                        f"{what}; |last - first| / first per seed; holds if each of the three setups' CI lies below "
-                        f"{CHANGE}", moved, agg(moved)),
-                  {n: below(moved, n, CHANGE) for n in JUDGED}, unfit),
-            judge(Claim(f"only_adam_lr_changes_rank_after_grokking[{d}]",
-                        f"Only Adam-LR keeps changing rank(EW) after generalization ({d}).",
-                        f"{what}; |rank(EW) at the end - at t_test| / at t_test per seed; holds if adam_lr (c = 10)'s "
-                        f"CI lies above {AFTER} and both plain Adam setups' below it (adaptive c reported only)",
-                        after, agg(after)),
-                  {"adam_lr_wd1e-3": above(after, "adam_lr_wd1e-3", AFTER),
-                   **{n: below(after, n, AFTER) for n in PLAIN}}, unfit),
+            judge(above(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
+                        f"{what} of EW; (first - last) / first", ew, trained(JUDGED), CHANGE, agg(ew)), JUDGED, unfit),
+            judge(above(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
+                        f"{what} of W; (first - last) / first (the three phases are shown in the figure, not judged)",
+                        w, trained(JUDGED), CHANGE, agg(w)), JUDGED, unfit),
+            judge(below(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
+                        f"{what} of E; |last - first| / first", moved, trained(JUDGED), CHANGE, agg(moved)),
+                  JUDGED, unfit),
+            judge(all_of(lr_id, f"Only Adam-LR keeps changing rank(EW) after generalization ({d}).", parts),
+                  JUDGED, unfit),
         ]
     return out
