@@ -9,7 +9,7 @@
 Paper MLP (p=97, mul, d_emb 128, hidden 512, Adam, 30% split). "one-by-one" trains members one after
 another with the solo loop's step (fused Adam); "stacked" trains M members at once with the population
 engine's step (Stacked + its batch blocks; on CUDA its matmuls use TF32 with --tf32, i.e.
-GROKLAB_TF32=1). Repeats alternate the two; the median is reported. --model transformer: paper 004's
+the config's tf32=true). Repeats alternate the two; the median is reported. --model transformer: paper 004's
 Transformer (1 layer, no LayerNorm, no biases, AdamW wd 1, [a, b, =] on add), stacked through
 functional_call + vmap; --batches full trains on the whole 30% split every step, as 004 does.
 --model code_mlp: paper 002's code MLP (44k parameters, one hidden layer applied 4 times, p = 59, AdamW), the
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -42,14 +41,16 @@ TRANSFORMER = ["model=transformer", "model.depth=1", "model.norm=none", "model.b
                "task=add"]
 
 
-def configs(M: int, B: int | None, p: int, d: int, device: str, smoke: bool, model: str = "mlp") -> list:
+def configs(M: int, B: int | None, p: int, d: int, device: str, smoke: bool, model: str = "mlp",
+            tf32: bool = False) -> list:
     extra = ["model.d_emb=8", "model.d_hidden=32"] if smoke else [f"model.d_emb={d}", f"model.d_hidden={4 * d}"]
     kind = TRANSFORMER if model == "transformer" else ["task=mul", "optim=adam"]
     if model == "code_mlp":
         from groklab.experiments.investigation.profile import code_mlp
         kind, extra = [o for o in code_mlp("quick") if not o.startswith(("p=", "batch_size="))], extra[:2 * smoke]
     batch = ["sampler=full"] if B is None else [f"batch_size={B}"]
-    return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "bar=false", *extra])
+    return [make_config([f"p={p}", *kind, *batch, f"seed={i}", f"device={device}", "bar=false", f"tf32={tf32}",
+                         *extra])
             for i in range(M)]
 
 
@@ -93,12 +94,10 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0, help="target seconds per timed repeat")
     ap.add_argument("--solo-members", type=int, default=4, help="members the one-by-one baseline trains per repeat")
-    ap.add_argument("--tf32", action="store_true", help="CUDA: TF32 matmuls in the stack (GROKLAB_TF32=1)")
+    ap.add_argument("--tf32", action="store_true", help="CUDA: TF32 matmuls in the stack (config tf32=true)")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
-    if args.tf32:
-        os.environ["GROKLAB_TF32"] = "1"
     tf32 = args.device == "cuda" and args.tf32
     Ms = [1, 4] if args.smoke else [int(m) for m in args.members.split(",")]
     Bs = [16] if args.smoke else [None if b == "full" else int(b) for b in args.batches.split(",")]
@@ -112,7 +111,7 @@ def main(argv=None) -> int:
     results = []
     for B in Bs:
         for M in Ms:
-            exps = [build(c) for c in configs(M, B, p, 128, args.device, args.smoke, args.model)]
+            exps = [build(c) for c in configs(M, B, p, 128, args.device, args.smoke, args.model, tf32)]
             solo_exps = exps[:min(M, args.solo_members)]
             # steps per repeat: about --seconds of work, from one quick probe of each
             probe_solo, probe_st = one_by_one(solo_exps[:1], 3), stacked(exps, 2)

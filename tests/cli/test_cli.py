@@ -28,7 +28,7 @@ def test_reproduce_takes_overrides_after_options(tmp_path, monkeypatch):
                  str(tmp_path)]) == 0
     command = seen.pop("command")
     assert seen == {"target": "embedding/fig6", "profile": "paper", "seeds": None, "jobs": 2, "overrides": ("p=59",),
-                    "only": None, "source": None, "train_missing": False}
+                    "only": None, "source": None, "train_missing": False, "budget": None}
     assert command.startswith("groklab ")  # recorded in each figure's manifest
 
 

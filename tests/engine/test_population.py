@@ -168,3 +168,15 @@ def test_full_batches_of_unequal_sizes_stack_and_equal_solo_runs():
         for res, cfg in zip(results, cfgs):
             assert res.summary["population/packing"] == "stacked"
             _assert_close(res, train(cfg), 1e-10)
+
+
+def test_a_stack_records_the_numerics_it_ran_with():
+    """tf32 and fused are config fields (stored with the run, shared by a stack); the summary says what the step
+    used: on a CPU neither applies, whatever the config asks."""
+    from groklab.engine.population import stack_key
+
+    cfgs = [make_config(tiny(steps=10, seed=s, tf32=True)) for s in (0, 1)]
+    assert all(c.tf32 and c.fused for c in cfgs)
+    assert stack_key(cfgs[0]) != stack_key(cfgs[0].model_copy(update={"tf32": False}))  # never stacked together
+    for res in train_population(cfgs, packing="stacked"):
+        assert res.summary["numerics/tf32"] is False and res.summary["numerics/fused"] is False

@@ -188,12 +188,14 @@ def cmd_reproduce(args) -> int:
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
                      jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides) if args.overrides else None,
-                     only=args.only, source=args.source, command=_command(), train_missing=args.train_missing)
+                     only=args.only, source=args.source, command=_command(), train_missing=args.train_missing,
+                     budget=args.budget)
     claims = [c for d in docs for c in d["claims"]]
     if any("of" in d for d in docs):  # a study with runs still to train (--only, or --train-missing with --only)
         print(f"partial: {len(claims)} claims measured on a subset, not judged; "
-              f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; run again without --only "
-              f"to train the rest and judge")
+              f"{time.perf_counter() - t0:.0f} s; statistics in {args.out}/<fig>/{PARTIAL}; "
+              + ("run the same command again" if args.budget and not args.only else "run again without --only")
+              + " to train the rest and judge")
         return 0
     if args.source is not None:  # re-judging is seconds: the report comes with it
         from groklab.report import write_report
@@ -201,6 +203,14 @@ def cmd_reproduce(args) -> int:
         report = write_report(args.out)
     print(f"{headline(claims)}; {time.perf_counter() - t0:.0f} s; report: "
           + (str(report) if args.source is not None else f"groklab report {args.out}"))
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from groklab.experiments.estimate import print_plan
+
+    print_plan(args.experiment, args.profile, seeds=args.seeds, source=args.source, out=args.out,
+               device=args.device, jobs=args.jobs, slice_s=args.slices)
     return 0
 
 

@@ -19,6 +19,8 @@ EXAMPLES = {
                    "groklab numberline --run runs/mul-c10 --out runs/nl-grok"],
     "reproduce": ["groklab reproduce embedding/fig6 --profile quick --seeds 3 --out runs/repro",
                   "groklab reproduce embedding/fig6 --profile paper --from results/embedding-paper --out runs/r"],
+    "plan": ["groklab plan investigation/all --profile paper --device cuda",
+             "groklab plan beyond/all --profile paper --from results/beyond-paper --device cuda"],
     "report": ["groklab report runs/repro", "groklab report results/embedding-paper --markdown"],
     "archive": ["groklab archive runs/repro results/embedding-quick",
                 "groklab archive runs/paper results/embedding-paper --replace"],
@@ -123,8 +125,24 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                    "(groklab archive) without training: claims, figures and report in seconds")
     r.add_argument("--train-missing", action="store_true", help="with --from: train the runs the archive lacks "
                    "(those matching --only, when given) beside its own, to finish a reproduction archived part-way")
+    r.add_argument("--budget", type=float, metavar="SECONDS", help="start a run only while its estimated time "
+                   "(groklab plan) fits what is left; the rest are left for the same command again")
     _run_options(r)
     _format(r)
+    pl = _sub(sub, "plan", c.cmd_plan, "what a reproduction still has to train, and its estimated time",
+              "List the units a reproduction would train (a study's runs of one configuration: one stacked "
+              "population on a GPU), with estimated seconds from a cost model fitted to archived runs "
+              "(src/groklab/sweep/costs.json); runs an archive (--from) or a tree (--out) already holds are not "
+              "listed. The last line: N units, about M min on DEVICE.")
+    pl.add_argument("experiment", help="as for reproduce: embedding/fig6, investigation/all, ...")
+    pl.add_argument("--profile", default="quick", help="quick or paper")
+    pl.add_argument("--seeds", type=int, help="seeds per configuration (default: quick 5, paper 3; the archive's)")
+    pl.add_argument("--from", dest="source", metavar="ARCHIVE", help="list only the runs this archive lacks")
+    pl.add_argument("--out", help="a tree whose finished runs are not listed")
+    pl.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="estimate for this device")
+    pl.add_argument("--jobs", type=int, default=1, help="CPU runs side by side (divides the CPU total)")
+    pl.add_argument("--slices", type=float, metavar="SECONDS", help="print the units as results/PLAN.md's table: "
+                    "slices of at most SECONDS each, one GPU command each (benchmarks/gpu_slice.sh)")
     rp = _sub(sub, "report", c.cmd_report, "one self-contained HTML page for an experiment tree")
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")

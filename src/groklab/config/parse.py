@@ -55,7 +55,9 @@ def set_dotted(data: dict, dotted: str, value: Any) -> None:
     for i, key in enumerate(parts):
         if key not in cls.model_fields and key not in getattr(cls, "DEPRECATED_KEYS", ()):
             where = ".".join(parts[:i]) or "config"
-            raise ConfigError(dotted, value, f"unknown key; {where} has: {', '.join(cls.model_fields)}")
+            guess = suggest(parts[:i], parts[i:])
+            hint = f"did you mean {guess}? " if guess else ""
+            raise ConfigError(dotted, value, f"unknown key; {hint}{where} has: {', '.join(cls.model_fields)}")
         sub = _section_cls(cls, key) if key in cls.model_fields else None
         last = i == len(parts) - 1
         if last:
@@ -70,6 +72,31 @@ def set_dotted(data: dict, dotted: str, value: Any) -> None:
         if not isinstance(node.get(key), dict):
             node[key] = {}
         node, cls = node[key], sub
+
+
+def all_keys(cls: type[BaseModel] = Config, prefix: str = "") -> list[str]:
+    """Every dotted key of the schema (sections recursed: optim.lr, measures.hessian.every, ...)."""
+    out = []
+    for name in cls.model_fields:
+        sub = _section_cls(cls, name)
+        out += all_keys(sub, f"{prefix}{name}.") if sub is not None else [f"{prefix}{name}"]
+    return out
+
+
+def suggest(path: list[str], rest: list[str]) -> str | None:
+    """The key a typo most likely meant, given the known `path` and the unknown `rest`: a close name at the same
+    level (optim.weigth_decay -> optim.weight_decay), else the one key that ends as `rest` does (lr -> optim.lr,
+    hessian.every -> measures.hessian.every); None when neither is unique."""
+    import difflib
+
+    keys, tail = all_keys(), ".".join(rest)
+    split = [k.split(".") for k in keys]
+    level = {k[len(path)] for k in split if k[:len(path)] == path and len(k) > len(path)}
+    near = difflib.get_close_matches(rest[0], sorted(level), n=1, cutoff=0.75)  # the name alone, not its section
+    if near:
+        return ".".join([*path, near[0], *rest[1:]])
+    elsewhere = [k for k in keys if k.endswith(f".{tail}")]
+    return elsewhere[0] if len(elsewhere) == 1 else None
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -94,7 +121,9 @@ def config_error(err: ValidationError) -> ConfigError:
     field = ".".join(str(x) for x in e["loc"]) or "config"
     msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "extra_forbidden":
-        msg = "unknown key"
+        loc = [str(x) for x in e["loc"]]
+        guess = suggest(loc[:-1], loc[-1:])
+        msg = "unknown key" + (f"; did you mean {guess}?" if guess else "")
     elif e["type"] == "literal_error":
         msg = "allowed: " + msg.removeprefix("Input should be ")
     return ConfigError(field, e.get("input"), msg)

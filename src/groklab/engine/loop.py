@@ -67,6 +67,10 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
             if stacked:
                 r.info.update({"population/size": len(todo), "population/packing": "stacked"})
         stepper = StackedStep(exps, todo[0].start) if stacked else SoloStep(exps[0])
+        if stacked:  # the numerics the step ran with (tf32 and fused apply on CUDA only)
+            for r in todo:
+                r.info.update({"numerics/tf32": stepper.stack.precision == "tf32",
+                               "numerics/fused": bool(stepper.stack.fused)})
         run(stepper, todo)
     return [r.result() for r in records]
 

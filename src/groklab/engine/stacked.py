@@ -10,7 +10,6 @@ On CUDA (Adam/AdamW) the whole training step is captured once as a CUDA graph an
 """
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 
 import torch
@@ -96,14 +95,11 @@ class Stacked:
         self.lr0, self.lr_E0 = self.lr.clone(), self.lr_E.clone()  # before any schedule (scale_lr)
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
-        # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph.
-        # GROKLAB_FUSED=0 turns both off (e.g. without a working triton).
-        self.fused = device.type == "cuda" and self.base != "sgd" and os.environ.get("GROKLAB_FUSED", "1") != "0"
-        # Opt-in TF32 matmuls for the training step on CUDA (GROKLAB_TF32=1): 8.7 -> 5.25 ms/step at M=256,
-        # batch 512 on an H100, but ~1e-3 relative per matmul, which chaotic high-lr runs amplify up to 30%
-        # in test loss vs the solo run; off by default so results do not depend on packing beyond float32
-        # rounding. Evaluation always runs in float32.
-        tf32 = device.type == "cuda" and dtype == torch.float32 and os.environ.get("GROKLAB_TF32", "0") == "1"
+        # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph; TF32
+        # matmuls only when asked (config fields `fused`, `tf32`, shared by a stack: population.stack_key).
+        # Evaluation always runs in float32.
+        self.fused = device.type == "cuda" and self.base != "sgd" and cfgs[0].fused
+        tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
         self.state = {}  # exp_avg / exp_avg_sq (adam, adamw) or momentum_buffer (sgd), each laid out as theta
         self._link()

@@ -1,34 +1,24 @@
-"""Train a figure's runs into DIR/<fig>/<run>/ (finished runs skipped, unfinished resumed), then analyse.
+"""Train a study's runs into DIR/<study>/<run>/ (finished runs skipped, unfinished resumed), then judge them.
 
-`execute` is the one place that decides how runs are trained: it hands them to the sweep machinery.
+`run_plan` executes a plan (plan.py): lays out what the archive holds, trains the rest within any time budget,
+judges (judge.py) and writes claims.json (partial.json while runs are missing). `execute` is the one place that
+decides how runs are trained: it hands them to the sweep machinery.
 """
 from __future__ import annotations
 
-import fnmatch
-import inspect
 import time
 from pathlib import Path
 from typing import Callable
 
-from groklab.config import make_config, parse_override, validate
+from groklab.config import make_config, validate
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
 from groklab.experiments.archive import trained
-from groklab.experiments.assumptions import (
-    ARM,
-    arm_rows,
-    assumptions_of,
-    complete_arms,
-    judge_arms,
-    keeps,
-    split_arms,
-    with_arms,
-)
-from groklab.experiments.controls import apply as apply_controls
+from groklab.experiments.assumptions import ARM, assumptions_of
+from groklab.experiments.judge import judge
 from groklab.experiments.looks import looks_of
+from groklab.experiments.plan import SEEDS, StudyPlan, TimeBudget, plan_study, select, specs_of  # noqa: F401 (re-exported)
 from groklab.experiments.quotes import cite
-from groklab.experiments.spec import RunSpec, seed_of
-from groklab.experiments.stats import looking
 from groklab.store import (
     RunStore,
     clear_error,
@@ -41,10 +31,13 @@ from groklab.store import (
     write_manifest,
     write_partial,
 )
-from groklab.store.archive import lacking, unpack
+from groklab.store.archive import unpack
 from groklab.store.run import differences
 from groklab.store.schema import verdict_words
 from groklab.sweep import Run, SweepBar, plan, run_units
+from groklab.sweep.cost import margin, run_seconds
+
+UNFINISHED = (None, "running", "interrupted")  # a run folder's status that is not an outcome yet
 
 
 def execute(root: Path, configs: dict[str, dict], jobs: int = 1, echo: Callable = print,
@@ -76,116 +69,60 @@ def default_jobs() -> int:
     return max(1, min(usable_cpus(), 8))
 
 
-def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) -> list:
-    """The figure's runs and its sensitivity arms' (assumptions.py), with `overrides` (e.g. p=31) appended to
-    every run's config. A module whose runs() takes `p` gets the overridden modulus, to rescale what is tied
-    to it (004's SQUARE/STRIP k)."""
-    kw = {}
-    if "p" in inspect.signature(module.runs).parameters:
-        ps = [o for o in overrides if parse_override(o)[0] == "p"]
-        kw["p"] = make_config([ps[-1]]).p if ps else None  # validated first: one-line error on p=abc
-    specs = with_arms(module, profile, module.runs(profile, seeds, **kw))
-    return [RunSpec(s.name, tuple(s.overrides) + tuple(overrides)) for s in specs]
-
-
-def select(specs: list, only: str | None) -> list:
-    """The specs whose run name matches the glob `only` (all of them when None)."""
-    return specs if only is None else [s for s in specs if fnmatch.fnmatchcase(s.name, only)]
-
-
 def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: int = 1,
                echo: Callable = print, overrides: tuple[str, ...] = (), only: str | None = None,
                source: Path | None = None, session: dict | None = None, train_missing: bool = False) -> dict:
-    """Train (or resume) a figure's runs, draw its figures, check its claims; returns claims.json's content.
-    With `only` (a glob over run names) it trains that subset and writes its statistics to partial.json
-    without verdicts: a claim over runs that were not trained cannot be judged. A later call without
-    `only` skips the finished runs, trains the rest and judges. With `source` (an archived study) nothing
-    is trained: the archived runs are laid out below `out` and judged; with `train_missing` too, the runs the
-    archive lacks (those matching `only`, when given) are trained beside them, and the study is judged once
-    every run is there. `session` (command, machine) is appended to the manifest's list of the calls that
-    built this directory."""
-    every = specs_of(module, profile, seeds, overrides)
-    specs = select(every, only)
-    archived = []  # with train_missing: the runs laid out from the archive (specs: the ones to train)
-    aside = []  # an arm's archived runs not judged (not whole at these seeds): laid out, kept, not judged
-    if source is not None and train_missing:
-        lack = set(lacking(source, [s.name for s in every]))
-        archived = [s.name for s in every if s.name not in lack]
-        specs = [s for s in specs if s.name in lack]
-    elif source is not None:  # an archive without (all of) an arm's runs is judged without that arm
-        gone = set(lacking(source, [s.name for s in specs]))
-        cut = complete_arms([s.name for s in specs], list(gone))
-        aside = [s for s in specs if not keeps(cut, s.name) and s.name not in gone]
-        specs = [s for s in specs if keeps(cut, s.name)]
-        every = [s for s in every if keeps(cut, s.name)]
-        for arm, k in cut.items():
-            echo(f"  {module.NAME}: {ARM}{arm} " + (f"whole at {k} seeds in {source}: judged at those" if k else
-                                                    f"not (wholly) in {source}: judged without it"))
-    configs = {s.name: make_config(list(s.overrides)).to_dict() for s in specs}  # all validated first
-    root = make_out(out) / module.NAME
+    """One study trained (or resumed) and judged: plan_study then run_plan. `source` is an archived study (its
+    archive is its parent folder); `only`, a glob over run names, trains that subset (partial.json)."""
+    archive = Path(source).parent if source is not None else None
+    study = plan_study(module, out, profile, seeds, overrides, only, archive, train_missing)
+    return run_plan(study, Path(out), jobs, echo, session)
+
+
+def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, session: dict | None = None,
+             budget: TimeBudget | None = None) -> dict:
+    """Lay out what the plan takes from its archive, train what it trains (whole runs while `budget` allows),
+    judge once every run is there -- else write its statistics to partial.json without verdicts -- and echo
+    each verdict; returns claims.json's (or partial.json's) content. `session` (command, machine) is appended
+    to the manifest's list of the calls that built this directory."""
+    for arm, k in plan.cut.items():
+        echo(f"  {plan.name}: {ARM}{arm} " + (f"whole at {k} seeds in {plan.source}: judged at those" if k else
+                                              f"not (wholly) in {plan.source}: judged without it"))
+    configs = {s.name: make_config(list(s.overrides)).to_dict() for s in plan.train}  # all validated first
+    root = make_out(out) / plan.name
     root.mkdir(parents=True, exist_ok=True)
-    manifest = {"figure": module.NAME, "title": module.TITLE, "paper": module.PAPER, "profile": profile, "seeds": seeds,
-                "overrides": list(overrides), "runs": {s.name: list(s.overrides) for s in every + aside}}
-    if only is not None:
-        manifest["only"] = only
-    if source is not None:
-        manifest["from"] = str(source)
-    # the calls that built these runs: a re-judged study keeps its archive's training sessions
-    sessions = _sessions(root) or (_sessions(source) if source is not None else [])
-    if source is not None:  # the last re-judging is the one that wrote these claims; earlier ones are gone
-        sessions = [x for x in sessions if trained(x)]
-    here = {"from": str(source), **({"train_missing": True} if train_missing else {})} if source is not None else {}
-    sessions += [{**session, **here, "seeds": seeds}] if session else []
-    write_manifest(root, {**manifest, "sessions": sessions})
-    part = "" if only is None else f" (--only {only!r}: {len(specs)} of {len(every)})"
-    verb = f"re-judged from {source}" if source is not None else ""
-    echo(f"{module.NAME}: {module.TITLE} ({profile}, {seeds} seeds, {len(every)} runs{part}) -> {root} {verb}")
+    manifest, sessions = _begin(plan, root, session)
+    part = "" if plan.only is None else f" (--only {plan.only!r}: {len(plan.train)} of {len(plan.every)})"
+    verb = f"re-judged from {plan.source}" if plan.source is not None else ""
+    echo(f"{plan.name}: {plan.module.TITLE} ({plan.profile}, {plan.seeds} seeds, {len(plan.every)} runs{part}) -> "
+         f"{root} {verb}")
     t0 = time.perf_counter()
-    if source is not None and not train_missing:
-        laid = unpack(source, [*configs, *(s.name for s in aside)], root)  # aside too: re-archiving keeps them
-        results = {name: laid[name] for name in configs}
-    else:
-        results = {**(unpack(source, archived, root) if archived else {}), **execute(root, configs, jobs, echo)}
-    if source is not None:  # the configs this study makes today for the runs laid out from the archive
-        wanted = configs if not train_missing else {s.name: make_config(list(s.overrides)).to_dict()
-                                                    for s in every if s.name in set(archived)}
-    stale = _stale(root, wanted) if source is not None else {}
+    results, skipped = _runs(plan, root, configs, jobs, echo, budget)
+    stale = _stale(root, {s.name: make_config(list(s.overrides)).to_dict()
+                          for s in plan.every if s.name in set(plan.laid)}) if plan.source is not None else {}
     if stale:
         first = next(iter(stale.items()))
-        echo(f"  {module.NAME}: {len(stale)} archived runs were trained with configs this study no longer makes "
+        echo(f"  {plan.name}: {len(stale)} archived runs were trained with configs this study no longer makes "
              f"(e.g. {first[0]}: {first[1]}); their verdicts describe those runs: retrain them to judge today's")
-    have, partial = set(configs) | set(archived), only is not None
-    if train_missing:  # runs an earlier call trained into this --out count too: judged once every run is there
-        results = {s.name: read_summary(root / s.name) for s in every if (root / s.name).is_dir()}
-        have = {n for n, r in results.items() if r.get("status") not in (None, "running", "interrupted")}
-        partial = len(have) < len(every)
+    if plan.train_missing:  # runs an earlier call trained into this --out count too: judged once every one is there
+        results = {s.name: read_summary(root / s.name) for s in plan.every if (root / s.name).is_dir()}
+        have = {n for n, r in results.items() if r.get("status") not in UNFINISHED}
+        partial = len(have) < len(plan.every)
+    else:
+        have = (set(configs) | set(plan.laid)) - set(skipped)
+        partial = plan.only is not None or bool(skipped)
     df = load_runs(root)
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
-    from groklab.experiments import SEEDS
-
-    looks = looks_of(sessions, seeds, SEEDS[profile])
-    with looking(len(looks)):  # seeds raised on sight of a verdict: each look held to 0.05 / looks (looks.py)
-        figures, claims, controls = _analyze(module, df, root, profile)
-    health = {name: s.get("status", "missing") for name, s in sorted(results.items())}
-    doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
-           "wall_s": round(time.perf_counter() - t0, 1),
-           "figures": [Path(f).relative_to(root).as_posix() for f in figures],
-           "health": health, "claims": [c.to_dict() for c in claims]}
-    if controls:
-        doc["controls"] = controls
-    if len(looks) > 1:
-        doc["looks"] = looks
-    if stale:
-        doc["stale"] = stale
-    if assumptions_of(module):
-        doc["assumptions"] = [a.to_dict(profile) for a in assumptions_of(module)]
-    doc = cite(module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
+    looks = looks_of(sessions, plan.seeds, SEEDS[plan.profile])
+    figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks))
+    doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0)
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
         write_manifest(root, {**manifest, "sessions": sessions})
     if partial:
-        note = f"partial: {len(have)} of {len(every)} runs" + (f" ({only!r})" if only else "") + "; not judged"
-        doc.update(only=only, trained=sorted(have), of=len(every),
+        note = f"partial: {len(have)} of {len(plan.every)} runs" + (f" ({plan.only!r})" if plan.only else "")
+        note += "; not judged"
+        doc.update(only=plan.only, trained=sorted(have), of=len(plan.every),
                    claims=[{**c, "holds": None, "reason": "partial", "verdict": "inconclusive (partial)",
                             "note": " ".join(filter(None, [c["note"], note]))} for c in doc["claims"]])
         write_partial(root, doc)
@@ -198,23 +135,67 @@ def run_figure(module, out: Path, profile: str = "quick", seeds: int = 3, jobs: 
     return doc
 
 
-def _analyze(module, df, root: Path, profile: str) -> tuple[list, list, list]:
-    """The study's analysis of its own runs, and of each sensitivity arm's below arm-<name>/, each checked
-    against the study's controls (controls.py), its claims' verdicts combined with the arms' (assumptions.py);
-    and the checks of the controls on its own runs."""
-    own, arms = split_arms(df)
-    figures, claims = module.analyze(own, root, profile)
-    claims, controls = apply_controls(module, own, claims)
-    judged, n = {}, len(set(map(seed_of, own["run"]))) if "run" in own else 0
-    fewer = {name: k for name, sub in arms.items() if 0 < (k := len(set(map(seed_of, sub["run"])))) < n}
-    for name, sub in arms.items():
-        k = fewer.get(name)  # an arm at fewer seeds borrows the study's runs at its seeds only
-        base = own if k is None else own[[(seed_of(r) or 0) < k for r in own["run"]]]
-        sub = arm_rows(module, name, sub, base)
-        figs, judged[name] = module.analyze(sub, root / f"{ARM}{name}", profile)
-        judged[name] = apply_controls(module, sub, judged[name])[0]
-        figures = [*figures, *figs]
-    return figures, judge_arms(module, claims, judged, profile, fewer), controls
+def _begin(plan: StudyPlan, root: Path, session: dict | None) -> tuple[dict, list]:
+    """The study's manifest and the calls that built its runs (a re-judged study keeps its archive's training
+    sessions; the last re-judging is the one that wrote these claims), written before anything is trained."""
+    manifest = {"figure": plan.name, "title": plan.module.TITLE, "paper": plan.module.PAPER, "profile": plan.profile,
+                "seeds": plan.seeds, "overrides": list(plan.overrides),
+                "runs": {s.name: list(s.overrides) for s in plan.every + plan.aside}}
+    if plan.only is not None:
+        manifest["only"] = plan.only
+    if plan.source is not None:
+        manifest["from"] = str(plan.source)
+    sessions = _sessions(root) or (_sessions(plan.source) if plan.source is not None else [])
+    if plan.source is not None:
+        sessions = [x for x in sessions if trained(x)]
+    here = ({"from": str(plan.source), **({"train_missing": True} if plan.train_missing else {})}
+            if plan.source is not None else {})
+    sessions += [{**session, **here, "seeds": plan.seeds}] if session else []
+    write_manifest(root, {**manifest, "sessions": sessions})
+    return manifest, sessions
+
+
+def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
+          budget: TimeBudget | None) -> tuple[dict, list[str]]:
+    """(run -> summary, the runs the budget left for a later call): archived runs laid out, the rest trained."""
+    if plan.rejudge:
+        # the aside runs too: re-archiving keeps them
+        laid = unpack(plan.source, [*plan.laid, *(a.name for a in plan.aside)], root)
+        return {name: laid[name] for name in plan.laid}, []
+    results = unpack(plan.source, plan.laid, root) if plan.laid else {}
+    if budget is None or budget.seconds is None:
+        return {**results, **execute(root, configs, jobs, echo)}, []
+    todo = [n for n in configs if read_summary(root / n).get("status") in UNFINISHED]
+    rounds = [todo[i:i + jobs] for i in range(0, len(todo), jobs)]
+    for k, names in enumerate(rounds):  # a round of `jobs` runs side by side costs about its longest run
+        device = "cpu" if configs[names[0]].get("device", "auto") == "auto" else configs[names[0]]["device"]
+        if not budget.fits(max(run_seconds(configs[n], device) for n in names), margin(device)):
+            skipped = [n for r in rounds[k:] for n in r]
+            budget.skipped += len(skipped)
+            echo(f"  {plan.name}: {len(skipped)} runs left for a later call ({budget.left():.0f} s of the budget left)")
+            done = {n: read_summary(root / n) for n in configs if n not in set(skipped)}
+            return {**results, **done}, skipped
+        results.update(execute(root, {n: configs[n] for n in names}, jobs, echo))
+    return {**results, **{n: read_summary(root / n) for n in configs if n not in results}}, []
+
+
+def _document(plan: StudyPlan, manifest: dict, root: Path, figures: list, claims: list, controls: list,
+              looks: list, stale: dict, results: dict, t0: float) -> dict:
+    """The study's claims document: the study, its run health, its claims with the paper's sentences (quotes)."""
+    doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
+           "wall_s": round(time.perf_counter() - t0, 1),
+           "figures": [Path(f).relative_to(root).as_posix() for f in figures],
+           "health": {name: s.get("status", "missing") for name, s in sorted(results.items())},
+           "claims": [c.to_dict() for c in claims]}
+    if controls:
+        doc["controls"] = controls
+    if len(looks) > 1:
+        doc["looks"] = looks
+    if stale:
+        doc["stale"] = stale
+    if assumptions_of(plan.module):
+        doc["assumptions"] = [a.to_dict(plan.profile) for a in assumptions_of(plan.module)]
+    return cite(plan.module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
 
 
 def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:

@@ -1,0 +1,94 @@
+"""Fit the run-cost model (src/groklab/sweep/cost.py) to the archived runs and write its coefficients.
+
+    python benchmarks/fit_cost.py                 # every archive in results/: prints the fit, writes nothing
+    python benchmarks/fit_cost.py --write         # writes src/groklab/sweep/costs.json
+
+Each archived run's summary holds its wall seconds, steps, parameters, training and test rows, device and (a
+stacked population on a GPU) its size; its config says the batch, the evaluation and measure cadences. The
+coefficients are non-negative least squares on relative error (every row divided by its wall time), one fit per
+device; a stack of k members counts once with its work times k. The archives were trained on machines whose
+speed varies several-fold from day to day (the fit's error says how much that costs an estimate): these are
+planning numbers, with the error printed beside them.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import nnls
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+from groklab.sweep.cost import COSTS, MEASURES, features  # noqa: E402
+
+
+def rows(archives: list[Path]) -> dict[str, list]:
+    """device -> [(features, wall seconds, archive/study)] over every archived run (a stack once)."""
+    out: dict[str, list] = {}
+    seen = set()
+    for f in sorted(p for a in archives for p in a.glob("*/runs.jsonl.gz")):
+        for line in gzip.open(f, "rt"):
+            r = json.loads(line)
+            s, cfg = r.get("summary") or {}, r.get("config") or {}
+            if not s.get("wall_s") or not s.get("n_params") or not s.get("steps"):
+                continue
+            k = s.get("population/size", 1)
+            key = (f.parent, round(s["wall_s"] / 5), s["steps"], k)
+            if k > 1 and key in seen:  # the members of one stack report its wall time each (ms apart)
+                continue
+            seen.add(key)
+            n_train = s["n_train"]
+            batch = n_train if cfg.get("sampler") == "full" else min(cfg.get("batch_size", n_train), n_train)
+            ms = cfg.get("measures") or {}
+            calls = {m: s["steps"] // ms[m]["every"] + 1 for m in MEASURES if (ms.get(m) or {}).get("every")}
+            x = features(s["steps"], batch, s["n_params"], n_train + s["n_test"], cfg["eval"]["every"], k, calls,
+                         n_train)
+            out.setdefault(s["device"], []).append((x, s["wall_s"], f"{f.parent.parent.name}/{f.parent.name}"))
+    return out
+
+
+def fit(data: list) -> tuple[list[float], dict]:
+    X = np.array([x for x, _, _ in data])
+    y = np.array([w for _, w, _ in data])
+    coef, _ = nnls(X / y[:, None], np.ones(len(y)))
+    ratio = (X @ coef) / y
+    err = np.abs(ratio - 1)
+    return coef.tolist(), {"runs": len(y), "median |estimate / wall - 1|": round(float(np.median(err)), 3),
+                           "90th percentile": round(float(np.percentile(err, 90)), 3),
+                           "share underestimated by > 1.5x": round(float(np.mean(ratio < 1 / 1.5)), 3),
+                           # what --budget multiplies an estimate by: 9 in 10 archived runs took less
+                           "margin": round(max(1.0, float(np.percentile(1 / ratio, 90))), 2)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("archives", nargs="*", type=Path)
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    import torch
+
+    archives = a.archives or sorted(p.parent for p in (ROOT / "results").glob("*/manifest.json"))
+    devices = {}
+    for device, data in rows(archives).items():
+        coef, quality = fit(data)
+        devices[device] = {"coef": [round(c, 9) for c in coef], "fit": quality}
+        print(f"{device}: {quality}; coefficients {devices[device]['coef']}")
+    doc = {"features": ["start", "steps", "train step GFLOP-like", "eval GFLOP-like",
+                        *[f"{m} calls x GFLOP-like" for m in MEASURES]],
+           "fitted": {"date": datetime.date.today().isoformat(), "by": "benchmarks/fit_cost.py",
+                      "archives": [p.name for p in archives], "torch here": torch.__version__,
+                      "note": "coefficients from runs of several machines and days; cuda from H100/H200 stacks"},
+           "devices": devices}
+    if a.write:
+        COSTS.write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {COSTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

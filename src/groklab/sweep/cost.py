@@ -1,0 +1,79 @@
+"""What a run will cost in seconds on a device, before it runs: a linear model of its work whose coefficients
+were fitted to archived runs (benchmarks/fit_cost.py writes costs.json: device, torch build, date, the fit's
+error). Estimates plan `reproduce --budget` and `groklab plan`; they are never used to judge anything.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+COSTS = Path(__file__).with_name("costs.json")
+MEASURES = ("hessian", "spectra", "progress", "token_grads", "geometry", "landscape")
+
+
+def features(steps: int, rows: int, n_params: int, n_eval: int, every: int, members: int = 1,
+             calls: dict | None = None, n_train: int = 0) -> list[float]:
+    """The work a run (or a stack of `members` runs) does, in the units the coefficients multiply: a start,
+    steps, GFLOP-like products of rows and parameters for training and evaluation, and each measure's calls
+    times the parameters and training rows it touches."""
+    calls = calls or {}
+    g = 1e-9 * n_params * members
+    return [1.0, float(steps), steps * rows * g, steps / max(every, 1) * n_eval * g,
+            *[calls.get(m, 0) * n_train * g for m in MEASURES]]
+
+
+@lru_cache(maxsize=1)
+def coefficients() -> dict:
+    return json.loads(COSTS.read_text())["devices"] if COSTS.is_file() else {}
+
+
+def seconds(device: str, x: list[float]) -> float | None:
+    """The estimate for features `x` on `device` ('cpu', 'cuda'); None when no fit exists for it."""
+    c = coefficients().get(device)
+    return None if c is None else float(sum(a * b for a, b in zip(c["coef"], x)))
+
+
+def margin(device: str) -> float:
+    """The factor 9 in 10 fitted runs stayed within (wall / estimate at the 90th percentile): what a time
+    budget multiplies an estimate by before starting a run; 2 with no fit."""
+    c = coefficients().get(device) or coefficients().get("cpu")
+    return float(c["fit"]["margin"]) if c else 2.0
+
+
+@lru_cache(maxsize=256)
+def _shape(key: str) -> tuple[int, int, int]:
+    """(parameters, training rows, evaluated rows) of a config, the model built on the meta device."""
+    import torch
+
+    from groklab.config import make_config
+    from groklab.data.splits import split_of
+    from groklab.data.task import make_task
+    from groklab.models import build_model
+
+    cfg = make_config(base=json.loads(key))
+    task = make_task(cfg)
+    split = split_of(task.table, cfg.split)
+    with torch.device("meta"):
+        n_params = sum(t.numel() for t in build_model(cfg, task).parameters())
+    return n_params, len(split.train), len(split.train) + len(split.test)
+
+
+def run_features(cfg: dict, members: int = 1) -> list[float]:
+    """features() of a resolved config dict (a Config's to_dict())."""
+    key = {k: v for k, v in cfg.items() if k != "seed"}
+    key["split"] = {**cfg["split"], "seed": 0}
+    n_params, n_train, n_eval = _shape(json.dumps(key, sort_keys=True))
+    rows = n_train if cfg["sampler"] == "full" else min(cfg["batch_size"], n_train)
+    ms = cfg.get("measures", {})
+    calls = {m: cfg["steps"] // ms[m]["every"] + 1 for m in MEASURES if (ms.get(m) or {}).get("every")}
+    return features(cfg["steps"], rows, n_params, n_eval, cfg["eval"]["every"], members, calls, n_train)
+
+
+def run_seconds(cfg: dict, device: str | None = None, members: int = 1) -> float:
+    """Estimated seconds of one run (or a stack of `members`) of a resolved config on `device` (default: the
+    config's; 'auto' reads as cpu); with no fit for the device, the CPU's (an upper bound for a GPU)."""
+    dev = device or ("cpu" if cfg.get("device", "auto") == "auto" else cfg["device"])
+    x = run_features(cfg, members)
+    got = seconds(dev, x)
+    return got if got is not None else (seconds("cpu", x) or 0.0)

@@ -1,0 +1,104 @@
+"""reproduce --budget: whole runs start only while their estimate fits what is left; the same call again finishes
+the study with the verdicts of an unbudgeted run. groklab plan: the units left, with estimated seconds."""
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from groklab.cli import main
+from groklab.errors import ConfigError
+from groklab.experiments import plan as plan_mod
+from groklab.experiments import reproduce, runner
+
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=20", "eval.every=10", "eval.log_points=0",
+        "checkpoint_every=10", "stop.patience=10")
+
+
+def _verdicts(doc):
+    return {c["id"]: (c["holds"], c.get("reason")) for c in doc["claims"]}
+
+
+def test_a_budget_trains_what_fits_and_the_same_call_finishes(tmp_path, monkeypatch):
+    """A fake clock: each run estimated at 30 s (margin 1), each round of training advancing the clock 30 s.
+    A 70 s budget starts two runs (70 -> 40 -> 10 s left) and leaves six; the same call without a budget trains
+    those and judges, to the verdicts of a run that never had one."""
+    now = [0.0]
+    monkeypatch.setattr(plan_mod, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(runner, "run_seconds", lambda cfg, device: 30.0)
+    monkeypatch.setattr(runner, "margin", lambda device: 1.0)
+    real = runner.execute
+
+    def timed(*a, **k):
+        now[0] += 30.0
+        return real(*a, **k)
+    monkeypatch.setattr(runner, "execute", timed)
+    lines = []
+    out = tmp_path / "b"
+    doc, = reproduce("embedding/fig2", out, seeds=2, overrides=TINY, budget=70, echo=lines.append)
+    assert doc["of"] == 8 and len(doc["trained"]) == 2 and all(c["reason"] == "partial" for c in doc["claims"])
+    assert (out / "fig2" / "partial.json").is_file() and not (out / "fig2" / "claims.json").exists()
+    assert any("6 runs left for a later call" in x for x in lines) and "budget: 6 runs left" in lines[-1]
+    monkeypatch.setattr(runner, "execute", real)
+    done, = reproduce("embedding/fig2", out, seeds=2, overrides=TINY, echo=lines.append)
+    assert "of" not in done and (out / "fig2" / "claims.json").is_file()
+    once, = reproduce("embedding/fig2", tmp_path / "u", seeds=2, overrides=TINY, echo=lambda *_: None)
+    assert _verdicts(done) == _verdicts(once)
+    assert sorted(done["health"]) == sorted(once["health"])
+
+
+def test_a_budget_no_run_fits_trains_nothing_and_exits_0(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main(["reproduce", "embedding/fig2", *TINY, "--seeds", "1", "--budget", "0.001", "--out", str(out),
+                 "--jobs", "1"]) == 0
+    said = capsys.readouterr().out
+    assert "4 runs left for a later call" in said and "run the same command again" in said
+    partial = json.loads((out / "fig2" / "partial.json").read_text())
+    assert partial["trained"] == [] and partial["of"] == 4
+    assert not [p for p in (out / "fig2").iterdir() if p.is_dir() and (p / "summary.json").exists()]
+
+
+@pytest.mark.parametrize("bad", [0, -5, float("inf"), float("nan"), True])
+def test_a_budget_must_be_seconds(tmp_path, bad):
+    with pytest.raises(ConfigError, match="budget"):
+        reproduce("embedding/fig2", tmp_path / "x", seeds=1, overrides=TINY, budget=bad)
+    assert not (tmp_path / "x").exists()
+
+
+def test_plan_lists_what_is_left_with_estimates(tmp_path, capsys):
+    assert main(["plan", "embedding/fig2", "--profile", "quick", "--seeds", "2"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    rows = [x.split() for x in lines[1:-1]]
+    assert [r[1] for r in rows] == ["add/mlp/*", "add/mlp_emb/*", "mul/mlp/*", "mul/mlp_emb/*"]
+    assert all(r[2] == "2" and float(r[3]) > 0 for r in rows)
+    assert lines[-1].startswith("4 units, about ") and lines[-1].endswith(" min on cpu")
+    # runs a tree already holds are not listed
+    reproduce("embedding/fig2", tmp_path / "t", seeds=2, overrides=TINY, only="add/*", echo=lambda *_: None)
+    from groklab.experiments.estimate import units
+
+    left = units("embedding/fig2", "quick", seeds=2, out=tmp_path / "t")
+    assert [u["unit"] for u in left] == ["mul/mlp/*", "mul/mlp_emb/*"]
+    # on a GPU a unit is one stack: its seeds share the per-step cost, so 4 seeds cost less than twice 2
+    two, four = (units("embedding/fig2", "quick", seeds=n, device="cuda") for n in (2, 4))
+    assert all(0 < a["seconds"] <= b["seconds"] < 2 * a["seconds"] for a, b in zip(two, four))
+
+
+def test_plan_slices_fit_one_command_and_name_real_runs():
+    """--slices: every slice's units fit the limit (a unit longer than it stands alone and says so), and every
+    unit the command names is a study and a glob matching its runs."""
+    import fnmatch
+    import re
+
+    from groklab.experiments.estimate import START_S, markdown, slices, units
+    from groklab.experiments.papers import resolve
+    from groklab.experiments.plan import specs_of
+
+    rows = units("beyond/all", "quick", seeds=1, device="cuda")
+    for sl in slices(rows, 300):
+        assert len(sl) == 1 or sum(r["seconds"] + START_S for r in sl) <= 300
+    lines = markdown("beyond/all", rows, 300, "quick", None)
+    assert len(lines) == 2 + len(slices(rows, 300)) and "ARCHIVE=" not in "".join(lines)
+    named = re.findall(r"'(beyond/[a-z0-9]+):([^']+)'", "".join(lines))
+    assert len(named) == len(rows)
+    for target, glob in named:
+        m, = resolve(target)
+        assert fnmatch.filter([s.name for s in specs_of(m, "quick", 1)], glob)
