@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VOCABULARY = {"groklab.experiments.levels": ("every_seed", "contrast", "within", "not_below", "trend", "no_trend",
                                               "below", "above", "all_of"),
-              "groklab.experiments.claims": ("time_claim", "level_claim", "no_later_claim")}
+              "groklab.experiments.claims": ("time_claim", "level_claim", "no_later_claim"),
+              "groklab.experiments.published": ("matches",)}
 _study: contextvars.ContextVar = contextvars.ContextVar("study", default=None)
 
 
@@ -108,6 +109,13 @@ def synthetic(fn, args: tuple, kwargs: dict, sense: bool, done: dict, study: str
         if name == "level_claim":  # "A lower than B": levels, not times
             a["cells"] = {c: (list(x), list(y)) for c, (x, y) in a["cells"].items()}
         return fn(**a).holds
+    if name == "matches":  # seeds scattered around each published number, or far from it
+        out = {}
+        for c, ref in a["reference"].items():
+            step = max(abs(ref or 0.0), 1.0) * 0.001
+            centre = (ref or 0.0) + (0.0 if sense else 10000.0 * step)
+            out[c] = [centre - step, centre, centre + step]
+        return fn(**{**a, "values": out}).holds
     values = a["values"]
     n = {k: len(v) for k, v in values.items()}
     times = lambda k: isinstance(values.get(k), Times)  # noqa: E731  (event times: compared as censored data)

@@ -45,7 +45,11 @@ def test_table1_end_to_end(tree):
                                                 "strip_own_ids67_disappears", "u_within_coverage_ceiling",
                                                 "square_h_falls_with_k", "strip_h_falls_with_k",
                                                 "u_is_not_composition_alone", "strip_offset_u_falls_with_k",
-                                                "strip_offset_h_falls_with_k", "strip_offset67_disappears"}
+                                                "strip_offset_h_falls_with_k", "strip_offset67_disappears",
+                                                "table1_u_acc_as_published", "table1_l_acc_as_published",
+                                                "table1_go_epoch_as_published"}
+    published = [c for c in doc["claims"] if c["id"].endswith("_as_published")]
+    assert all(c["reason"] == "precondition" and "p = 97" in c["note"] for c in published)  # tiny p = 13
     rows = {(r["split"], r["k97"]): r for r in json.loads((table1_tree / "table1.json").read_text())}
     assert len(rows) == 17 and all(r["seeds"] == 1 and len(r["U_per_seed"]) == 1 for r in rows.values())
     s67 = rows[("strip", 67)]  # 13 - 10 = 3 rows of a remain: 39 < 50 asked, so it trains on all 39
@@ -65,7 +69,8 @@ def test_table1_claims_on_synthetic_rows():
         hs = hs if hs is not None else [max(0.0, u - 0.5) for u in us]
         cut = cut if cut is not None else [False] * len(us)
         share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
-        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us),
+        return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us), "p": 41,
+                "L_per_seed": us, "last_per_seed": [15000] * len(us),
                 "cut_per_seed": cut, "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
                 "ceiling_by_n": [min(1.0, ceiling * n / 5) for n in range(1, 21)],
                 "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
@@ -79,13 +84,15 @@ def test_table1_claims_on_synthetic_rows():
     rows += [row("strip_offset", k, [1.5 - k / 50, 1.49 - k / 50], [None, None] if k == 67 else [300, 300], 1.0)
              for k in table1.STRIP]
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
+    for col in ("u_acc", "l_acc", "go_epoch"):  # Table 1's numbers are at p = 97: these rows say nothing of them
+        assert c.pop(f"table1_{col}_as_published").reason == "precondition"
     composition = c.pop("u_is_not_composition_alone")  # the rows with a seed at or below 0.505
     assert not composition.holds and set(composition.aggregate["composition alone"]) == {
         "square k=50", "square k=55", "square k=60", "strip k=50", "strip k=60", "strip k=67", "strip_own_ids k=67",
         "strip_offset k=50", "strip_offset k=60", "strip_offset k=67"}
     assert all(x.holds for x in c.values()), {k: (x.holds, x.aggregate) for k, x in c.items()}
     flat = [row("square", k, [0.9, 0.89], [500, 500], hs=[0.1, 0.11]) for k in table1.SQUARE]
-    h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]
+    h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]  # noqa
     assert not h.holds  # U-Acc flat and H-Acc flat: no fall to find
     # STRIP 67 stopped early by a plateau rule without a GO: absence is censored there, not seen to the horizon
     i67 = next(i for i, r in enumerate(rows) if (r["split"], r["k97"]) == ("strip", 67))
@@ -289,3 +296,44 @@ def test_quick_studies_that_watch_grokking_stop_on_a_plateau_not_a_short_horizon
     for spec in specs_of(importlib.import_module(f"groklab.experiments.beyond.{fig}"), "quick", 1):
         cfg = make_config(list(spec.overrides))
         assert cfg.steps == 15000 and cfg.stop.plateau == 4000 and not cfg.stop.early, spec.name
+
+
+def test_table1_published_numbers_against_a_prediction_interval():
+    """Each published number must lie inside the prediction interval for one more run of ours: seeds scattered
+    around 004's values hold; one row shifted far beyond its seeds' spread does not; a seed without a GO leaves
+    the GO column censored; fewer than two seeds: precondition."""
+    from groklab.experiments.beyond.table1_published import TABLE, published_claims
+    from groklab.experiments.published import interval
+
+    def row(cell, shift=0.0, go_none=False, n=3):
+        u, lo, go = TABLE[cell]
+        jitter = [-0.01, 0.0, 0.01][:n]
+        return {"p": 97, "U_per_seed": [u / 100 + shift + j for j in jitter],
+                "L_per_seed": [lo / 100 + j for j in jitter], "last_per_seed": [30000] * n,
+                "GO_per_seed": [None if go is None or go_none else go + 100 * j for j in jitter]}
+
+    by = {c: row(c) for c in TABLE}
+    got = {c.id: c for c in published_claims(by)}
+    assert got["table1_u_acc_as_published"].holds is True and got["table1_l_acc_as_published"].holds is True
+    assert got["table1_go_epoch_as_published"].holds is True  # STRIP 67 "disappear": no published GO to compare
+    by[("strip", 40)] = row(("strip", 40), go_none=True)
+    go = {c.id: c for c in published_claims(by)}["table1_go_epoch_as_published"]
+    assert go.reason == "censored" and "strip k=40" in go.note
+    by[("square", 40)] = row(("square", 40), shift=0.2)
+    u = {c.id: c for c in published_claims(by)}["table1_u_acc_as_published"]
+    assert u.holds is False and "square k=40" in u.note
+    lo, hi = interval([1.0, 2.0, 3.0], cells=1)
+    assert lo < 2.0 < hi and hi - 2.0 == pytest.approx(4.303 * 1.0 * (4 / 3) ** 0.5, rel=1e-3)
+    assert interval([1.0], cells=1) is None
+    few = {c: row(c, n=1) for c in TABLE}
+    assert {c.id: c for c in published_claims(few)}["table1_u_acc_as_published"].reason == "precondition"
+
+
+def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing():
+    from groklab.experiments.published import matches
+
+    ref = {"a": 0.2, "b": 0.5, "c": 0.9}
+    wide = matches("x", "t", "U", {k: [v - 0.3, v, v + 0.3] for k, v in ref.items()}, ref)
+    assert wide.holds is None and wide.reason == "underpowered" and "range (0.7)" in wide.note
+    tight = matches("x", "t", "U", {k: [v - 0.01, v, v + 0.01] for k, v in ref.items()}, ref)
+    assert tight.holds is True

@@ -1,0 +1,50 @@
+"""004's Table 1 numbers (p = 97, one run per row) against ours, a claim per column (experiments/published.py):
+is each published U-Acc, L-Acc and GO-epoch what one more of our runs could have given?
+
+Judged at p = 97 only (the quick profile's p = 41 rescales k; its levels are not 004's). Our GO is the step at
+which test accuracy first rises 0.1 above its value at the fit, at full batch one step per epoch (004 defines
+GO-Epoch only as "the time (in epochs) at which grokking occurs"); a seed without one is censored at its horizon.
+"""
+from __future__ import annotations
+
+from groklab.experiments.published import matches
+from groklab.survival import Censored
+
+# Table 1 (U-Acc %, L-Acc %, GO-epoch; None: "disappear")
+TABLE = {("square", 30): (99.04, 91.27, 1500), ("square", 35): (91.07, 80.73, 1500),
+         ("square", 40): (84.50, 81.68, 1700), ("square", 45): (79.03, 76.07, 1900),
+         ("square", 50): (77.39, 66.02, 3400), ("square", 55): (62.09, 57.69, 2600),
+         ("square", 60): (57.31, 55.18, 2200), ("strip", 67): (7.56, 3.58, None),
+         ("strip", 60): (33.25, 17.05, 900), ("strip", 50): (80.10, 73.61, 1600),
+         ("strip", 40): (89.89, 84.80, 1300)}
+# the resolution each GO-epoch is printed with: "1500(100)", "3400(200)"
+GO_RESOLUTION = {("square", 50): 200}
+P = 97  # the modulus of Table 1
+
+
+def published_claims(by: dict) -> list:
+    """U-Acc, L-Acc and GO-epoch of each of Table 1's rows against ours ({(split, k at p = 97): our table row})."""
+    rows = {(s, k): r for (s, k), r in by.items() if (s, k) in TABLE}
+    name = lambda s, k: f"{s} k={k}"  # noqa: E731
+    cols = (("u_acc", "U-Acc", "U_per_seed", 0, 0.01), ("l_acc", "L-Acc", "L_per_seed", 1, 0.01),
+            ("go_epoch", "GO-epoch", "GO_per_seed", 2, 1.0))
+    out = []
+    for key, label, field, j, scale in cols:
+        values = {name(*c): _values(r, field) for c, r in rows.items()}
+        ref = {name(*c): None if TABLE[c][j] is None else TABLE[c][j] * scale for c in rows}
+        res = {name(*c): float(GO_RESOLUTION.get(c, 100)) if key == "go_epoch" else 0.0 for c in rows}
+        claim = matches(f"table1_{key}_as_published", f"Table 1's {label} of every row is what one more run of ours "
+                        "could give.", label, values, ref, res)
+        ps = {int(r["p"]) for r in rows.values()}
+        if ps != {P}:
+            claim.inconclusive("precondition", f"Table 1's numbers are at p = {P}; these runs train p = "
+                                               f"{', '.join(map(str, sorted(ps))) or 'none'}")
+        out.append(claim)
+    return out
+
+
+def _values(row, field: str) -> list:
+    """Per-seed values of one column; a seed without a GO is censored at its last step."""
+    if field != "GO_per_seed":
+        return list(row[field])
+    return [Censored(float(last)) if go is None else go for go, last in zip(row[field], row["last_per_seed"])]

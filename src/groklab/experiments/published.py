@@ -1,0 +1,69 @@
+"""A paper's published numbers against ours: is each one what one more run of ours could have given?
+
+A paper that reports one run per cell and no spread gives no tolerance of its own, and any margin we chose would
+be ours. The comparison a referee can defend takes the tolerance from our seeds: the prediction interval for one
+new run, mean +- t(1 - a/2, n - 1) s sqrt(1 + 1/n), with a = alpha() / cells (Bonferroni over the cells), widened
+by the resolution the paper states for its number (e.g. a GO epoch read every 100 epochs: "1500(100)"). An
+interval wider than the range of the published column cannot tell its rows apart: such a cell leaves the claim
+underpowered, not holding.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from scipy.stats import t as student_t
+
+from groklab.experiments.spec import Claim
+from groklab.experiments.stats import alpha, pct
+from groklab.survival import Censored
+
+
+def interval(values: list, cells: int, resolution: float = 0.0) -> Optional[tuple[float, float]]:
+    """The prediction interval for one new run from `values` (None with fewer than 2), Bonferroni over `cells`."""
+    v = [float(x) for x in values if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    if len(v) < 2:
+        return None
+    n, m = len(v), sum(v) / len(v)
+    s = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
+    half = student_t.ppf(1 - alpha() / (2 * max(cells, 1)), n - 1) * s * math.sqrt(1 + 1 / n) + resolution
+    return m - half, m + half
+
+
+def matches(id: str, text: str, what: str, values: dict[str, list], reference: dict[str, float],
+            resolution: Optional[dict[str, float]] = None) -> Claim:
+    """Every cell's published number lies inside our prediction interval for one new run (see the module):
+    holds when each does; does not hold when one lies outside; inconclusive when a cell has fewer than 2 runs
+    (precondition), a run only bounds its value (censored: never reached the event), or an interval is wider
+    than the published values' range (underpowered: it could not tell the rows apart)."""
+    resolution = resolution or {}
+    cells = [c for c in reference if reference[c] is not None]
+    pis = {c: interval(values.get(c, []), len(cells), resolution.get(c, 0.0)) for c in cells}
+    agg = {c: {"published": reference[c], "interval": None if pis[c] is None else [round(x, 4) for x in pis[c]],
+               "n": len(values.get(c, []))} for c in cells}
+    stat = (f"{what} per seed; per cell the {pct()} prediction interval for one new run (t, Bonferroni over "
+            f"{len(cells)} cells, widened by the published resolution); holds if every published value lies inside; "
+            "does not hold if one lies outside; otherwise inconclusive")
+    c = Claim(id, text, stat, {k: values.get(k, []) for k in cells}, agg)
+    censored = [k for k in cells if any(isinstance(x, Censored) for x in values.get(k, []))]
+    outside = [k for k in cells if k not in censored and pis[k] is not None
+               and not pis[k][0] <= reference[k] <= pis[k][1]]
+    if outside:
+        c.note = "outside: " + ", ".join(f"{k} ({reference[k]:.4g} vs [{pis[k][0]:.4g}, {pis[k][1]:.4g}])"
+                                         for k in outside)
+        return c
+    if censored:
+        return c.inconclusive("censored", f"runs of {', '.join(censored)} never reached the event: no interval")
+    few = [k for k in cells if pis[k] is None]
+    if few or not cells:
+        return c.inconclusive("precondition", f"fewer than 2 runs in {', '.join(few) or 'every cell'}")
+    # an interval wider than the published column's own range cannot tell its rows apart: consistent with
+    # every number the paper prints, it confirms none of them
+    span = max(reference[k] for k in cells) - min(reference[k] for k in cells)
+    wide = [k for k in cells if len(cells) > 1 and pis[k][1] - pis[k][0] > span]
+    if wide:
+        return c.inconclusive("underpowered", f"the prediction intervals of {len(wide)} of {len(cells)} cells are "
+                                              f"wider than the published values' range ({span:.4g}): "
+                                              f"n = {sorted({len(values.get(k, [])) for k in cells})} seeds")
+    c.holds = True
+    return c
