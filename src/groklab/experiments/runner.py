@@ -169,10 +169,12 @@ def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
     rounds = [todo[i:i + jobs] for i in range(0, len(todo), jobs)]
     for k, names in enumerate(rounds):  # a round of `jobs` runs side by side costs about its longest run
         device = "cpu" if configs[names[0]].get("device", "auto") == "auto" else configs[names[0]]["device"]
-        if not budget.fits(max(run_seconds(configs[n], device) for n in names), margin(device)):
+        need = max(run_seconds(configs[n], device) for n in names) * margin(device)
+        if not budget.fits(need):
             skipped = [n for r in rounds[k:] for n in r]
             budget.skipped += len(skipped)
-            echo(f"  {plan.name}: {len(skipped)} runs left for a later call ({budget.left():.0f} s of the budget left)")
+            echo(f"  {plan.name}: {len(skipped)} runs left for a later call ({budget.left():.0f} s of the budget left; "
+                 f"the next round needs about {need:.0f} s)")
             done = {n: read_summary(root / n) for n in configs if n not in set(skipped)}
             return {**results, **done}, skipped
         results.update(execute(root, {n: configs[n] for n in names}, jobs, echo))
