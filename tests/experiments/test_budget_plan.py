@@ -24,7 +24,7 @@ def test_a_budget_trains_what_fits_and_the_same_call_finishes(tmp_path, monkeypa
     those and judges, to the verdicts of a run that never had one."""
     now = [0.0]
     monkeypatch.setattr(plan_mod, "time", SimpleNamespace(perf_counter=lambda: now[0]))
-    monkeypatch.setattr(runner, "run_seconds", lambda cfg, device: 30.0)
+    monkeypatch.setattr(runner, "run_seconds", lambda cfg, device, members=1: 30.0)
     monkeypatch.setattr(runner, "margin", lambda device: 1.0)
     real = runner.execute
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config, validate
+from groklab.engine.setup import resolve_device
 from groklab.engine.threads import usable_cpus
 from groklab.errors import ConfigError
 from groklab.experiments.archive import trained
@@ -166,10 +167,13 @@ def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
     if budget is None or budget.seconds is None:
         return {**results, **execute(root, configs, jobs, echo)}, []
     todo = [n for n in configs if read_summary(root / n).get("status") in UNFINISHED]
-    rounds = [todo[i:i + jobs] for i in range(0, len(todo), jobs)]
-    for k, names in enumerate(rounds):  # a round of `jobs` runs side by side costs about its longest run
-        device = "cpu" if configs[names[0]].get("device", "auto") == "auto" else configs[names[0]]["device"]
-        need = max(run_seconds(configs[n], device) for n in names) * margin(device)
+    device = resolve_device(configs[todo[0]].get("device", "auto")).type if todo else "cpu"
+    # a round of `jobs` runs side by side costs about its longest run; on a GPU the study's runs are one round,
+    # trained as stacked populations (one stack costs about one member's steps), never split run by run
+    rounds = [todo] if device == "cuda" and todo else [todo[i:i + jobs] for i in range(0, len(todo), jobs)]
+    for k, names in enumerate(rounds):
+        members = len(names) if device == "cuda" else 1
+        need = max(run_seconds(configs[n], device, members) for n in names) * margin(device)
         if not budget.fits(need):
             skipped = [n for r in rounds[k:] for n in r]
             budget.skipped += len(skipped)
