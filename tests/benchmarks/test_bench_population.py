@@ -16,10 +16,11 @@ def test_bench_population_smoke(tmp_path, capsys):
     assert "speedup" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("model", ["transformer", "code_mlp"])
+@pytest.mark.parametrize("model", ["transformer", "code_mlp", "lstm", "birnn"])
 def test_bench_population_model_smoke(tmp_path, model):
     out = tmp_path / "bench.json"
     bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "bench_population.py"))
     assert bench["main"](["--smoke", "--model", model, "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     assert [(r["model"], r["M"]) for r in rows] == [(model, 1), (model, 4)]
+    assert all(r["stacked_gflops"] > 0 and 0 < r["share_of_peak"] < 1 for r in rows)  # the stack's matmuls counted

@@ -107,6 +107,30 @@ def test_stacked_checkpoint_is_a_solo_checkpoint(tmp_path):
             assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-4)
 
 
+@pytest.mark.parametrize("optim", ["nadam", "rmsprop", "sgd"])
+def test_stacked_checkpoints_of_every_rule_resume_as_solo_runs(optim, tmp_path):
+    """A stacked member's checkpoint holds torch's own state for its rule (NAdam's step and mu product too): the
+    solo loop resumes it and the stack resumes from it, each equal to the uninterrupted solo run (float64)."""
+    cfgs = [make_config(tiny(optim=optim, dtype="float64", seed=s, steps=20, checkpoint_every=10,
+                             **{"eval.every": 5, "optim.lr": 0.01 * (s + 1), "optim.c": 1 + s})) for s in (0, 1)]
+    outs = [tmp_path / f"m{i}" for i in range(2)]
+    train_population(cfgs, outs, packing="stacked")
+    longer = [c.model_copy(update={"steps": 35}) for c in cfgs]
+    solo = [train(c) for c in longer]
+    shutil.copytree(outs[1], tmp_path / "copy")
+    resumed = train(resume=tmp_path / "copy", steps=35)
+    for a, b in zip(resumed.history, solo[1].history[-3:]):
+        assert a["step"] == b["step"] and a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-10)
+    for o, c in zip(outs, longer):
+        (o / "summary.json").unlink()
+        (o / "config.yaml").write_text(__import__("yaml").safe_dump(c.to_dict(), sort_keys=False))
+    for r, ref in zip(train_population(longer, outs, packing="stacked"), solo):
+        rows = [json.loads(x) for x in open(r.path / "metrics.jsonl")]
+        assert [x["step"] for x in rows] == [x["step"] for x in ref.history]
+        for a, b in zip(rows, ref.history):
+            assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-10)
+
+
 def test_sequential_packing_is_exactly_solo(tmp_path):
     cfgs = _members()
     strip = lambda h: [{k: v for k, v in r.items() if k != "time/wall_s"} for r in h]  # noqa: E731
@@ -133,12 +157,40 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
     assert not (tmp_path / "x").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="packing"):
         train_population([a], packing="vmap")
-    for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"model.emb_init": "circulant"}, "model.emb_init"),
+    for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"optim.c_mode": "adaptive"}, "optim.c_mode"),
                          ({"sampler": "balanced"}, "sampler"), ({"loss": "stablemax"}, "loss"),
-                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"model": "lstm"}, "model.name")):
+                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"optim.ortho_grad": "true"}, "ortho_grad")):
         pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
         with pytest.raises(ConfigError, match=field):
             train_population(pair, packing="stacked")
+
+
+FAMILIES = {  # 002's and 004's paper-profile families and optimizers, each at a tiny size
+    "lstm": ["model=lstm", "model.depth=2", "optim=adamw"],
+    "birnn_value": ["model=birnn", "model.depth=3", "model.input=value", "encoding=no_op", "optim=adamw", "optim.c=1"],
+    "birnn_emb": ["model=birnn", "model.depth=2", "optim=adam"],
+    "deep_mlp": ["model.depth=3"],
+    "deep_mlp_tied": ["model.depth=4", "model.tied=true", "optim=sgd"],
+    "nadam": ["optim=nadam"],
+    "nadam_decoupled": ["optim=nadam", "optim.wd_mode=decoupled"],
+    "rmsprop": ["optim=rmsprop"],
+    "circulant": ["model.emb_init=circulant", "optim=adamw"],
+    "lstm_nadam_warmup": ["model=lstm", "model.depth=1", "optim=nadam", "optim.warmup=7"],
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_stacks_equal_to_solo_float64(family):
+    """Members differing in seed, split, lr, weight decay and c train as one stack and each equals its solo run
+    (float64, <= 1e-10): the model's own batched forward or vmap, the member's own torch optimizer rule."""
+    cfgs = [make_config(tiny(steps=25, seed=s, dtype="float64", **{"eval.every": 5, "split.seed": s + 3,
+                                                                   "optim.lr": 0.004 * (s + 1),
+                                                                   "optim.weight_decay": 0.3 * s,
+                                                                   "optim.c": 1 + 2 * s}) + FAMILIES[family])
+            for s in range(3)]
+    for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+        assert res.summary["population/packing"] == "stacked"
+        _assert_close(res, train(cfg), 1e-10)
 
 
 def test_stacked_transformers_equal_solo_runs():

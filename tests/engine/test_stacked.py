@@ -13,12 +13,13 @@ def _stack_pair(optim, monkeypatch):
     from groklab.engine import stacked
     from groklab.engine.setup import build
 
-    monkeypatch.setattr(stacked, "_adam_kernel", lambda: stacked._adam_fused)  # its math, run eagerly
+    monkeypatch.setattr(stacked, "_adam_kernel", lambda: stacked.rules.adam_)  # its math, run eagerly
     cfgs = [make_config(tiny(dtype="float64", optim=optim, seed=s, **{"optim.lr": 0.01 * (s + 1),
                                                                       "optim.weight_decay": 0.5 * s + 0.1}))
             for s in range(3)]
-    models = [build(c).model for c in cfgs]
-    a, b = (stacked.Stacked(models, cfgs, torch.device("cpu")) for _ in range(2))
+    exps = [build(c) for c in cfgs]
+    a, b = (stacked.Stacked([e.model for e in exps], [e.optimizer for e in exps], cfgs, torch.device("cpu"))
+            for _ in range(2))
     b.fused = True
     return a, b
 
@@ -44,8 +45,9 @@ def test_stacked_layout_and_keep(monkeypatch):
     from groklab.engine.setup import build
 
     cfgs = [make_config(tiny(seed=s, **{"model.depth": 2})) for s in range(3)]
-    models = [build(c).model for c in cfgs]
-    st = stacked.Stacked(models, cfgs, torch.device("cpu"))
+    exps = [build(c) for c in cfgs]
+    models = [e.model for e in exps]
+    st = stacked.Stacked(models, [e.optimizer for e in exps], cfgs, torch.device("cpu"))
     assert all(a % stacked.ALIGN == 0 for a in st.starts.values())
     for i, m in enumerate(models):
         assert all(torch.equal(st.member(i)["params"][n], t.detach()) for n, t in m.named_parameters())
@@ -57,4 +59,4 @@ def test_stacked_layout_and_keep(monkeypatch):
         for n in st.names:
             assert torch.equal(after["params"][n], before[i]["params"][n])
             assert torch.equal(after["state"]["exp_avg"][n], before[i]["state"]["exp_avg"][n])
-    assert st.M == 2 and st.lr.shape == (2, 1)
+    assert st.M == 2 and st.base_lr.shape == (2, 1) and all(x.shape == (2, 1) for x in st.lr.values())

@@ -19,7 +19,8 @@ from groklab.engine.setup import resolve_device
 from groklab.errors import ConfigError
 
 PACKINGS = ("auto", "sequential", "stacked")
-STACKED_MODELS, STACKED_OPTIMS = ("mlp", "mlp_emb", "transformer"), ("sgd", "adam", "adamw")
+STACKED_MODELS = ("mlp", "mlp_emb", "transformer", "lstm", "birnn")
+STACKED_OPTIMS = ("sgd", "adam", "adamw", "nadam", "rmsprop")
 STACKED_SAMPLERS = ("epoch", "replacement", "full")
 # The config keys stacked members may differ in; every other key must be equal across members.
 PER_MEMBER = ("seed", "split.", "optim.lr", "optim.weight_decay", "optim.c", "steps", "eval.", "grok.", "stop.",
@@ -44,8 +45,7 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
         for key, value, ok, allowed in (
                 ("model.name", m.name, m.name in STACKED_MODELS, ", ".join(STACKED_MODELS)),
                 ("optim.name", o.name, o.name in STACKED_OPTIMS, ", ".join(STACKED_OPTIMS)),
-                ("model.dropout", m.dropout, m.dropout == 0, "0"), ("model.emb_init", m.emb_init,
-                                                                   m.emb_init == "normal", "normal"),
+                ("model.dropout", m.dropout, m.dropout == 0, "0"),
                 ("sampler", cfg.sampler, cfg.sampler in STACKED_SAMPLERS, ", ".join(STACKED_SAMPLERS)),
                 ("loss", cfg.loss, cfg.loss == "ce" and not cfg.loss_float64, "ce"),
                 ("optim.c_mode", o.c_mode, o.c_mode == "fixed", "fixed"),

@@ -1,11 +1,13 @@
-"""M models of one shape as one: each parameter stacked over members, batched matmuls (MLPs) or vmap (others),
-stacked Adam/AdamW/SGD.
+"""M models of one shape as one: each parameter stacked over members; the model's own batched forward
+(`stacked_forward`: MLP, LSTM / RNN) or vmap over functional_call (any other, the Transformer); each member's
+torch optimizer (SGD, Adam, AdamW, NAdam, RMSprop) applied block by block (optim/rules.py).
 
 Parameter-major layout: every buffer (theta, exp_avg, ...) is flat, and parameter `name` of all M members
 is one contiguous block of it, viewed [M, *shape] (blocks in the solo model's named_parameters() order,
 each starting at a multiple of ALIGN elements). Member i's solo tensor is block[i]. Contiguous blocks
 make cuBLAS's batched kernels fast, give autograd's gradients the same layout (no copies), and let the
-optimizer run block by block with the per-member lr / weight decay / Adam-LR c as [M, 1] columns.
+optimizer run block by block with each member's lr and weight decay as [M, 1] columns, read off the member's own
+parameter groups (Adam-LR's c lives there, optim.param_groups, and nowhere else).
 On CUDA (Adam/AdamW) the whole training step is captured once as a CUDA graph and replayed.
 """
 from __future__ import annotations
@@ -15,22 +17,9 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
-from groklab.models.mlp import ACTS
+from groklab.optim import rules
 
 ALIGN = 64  # elements (256 bytes): block starts aligned for vectorized loads and cuBLAS
-
-
-def _adam_fused(th, g, m, v, lr, wd, t, b1: float, b2: float, eps: float, decoupled: bool):
-    """Adam/AdamW on one [M, k] block in one pass; compiled into a single kernel on CUDA."""
-    if decoupled:
-        th.mul_(1 - lr * wd)
-    else:
-        g = g + wd * th
-    m.lerp_(g, 1 - b1)
-    v.mul_(b2).addcmul_(g, g, value=1 - b2)
-    bc1, bc2_sqrt = (1 - b1 ** t).to(th.dtype), torch.sqrt(1 - b2 ** t).to(th.dtype)  # t is float64, as torch's
-    denom = v.sqrt() / bc2_sqrt + eps
-    th.sub_(lr / bc1 * m / denom)
 
 
 _adam_compiled = None
@@ -39,7 +28,7 @@ _adam_compiled = None
 def _adam_kernel():
     global _adam_compiled
     if _adam_compiled is None:
-        _adam_compiled = torch.compile(_adam_fused, dynamic=True)
+        _adam_compiled = torch.compile(rules.adam_, dynamic=True)
     return _adam_compiled
 
 
@@ -60,19 +49,15 @@ def _matmul_precision(precision: str | None):
 class Stacked:
     """Flat parameter-major buffers (theta, optimizer state) for M members of one model shape; forward, step.
 
-    MLPs run a hand-written batched forward (baddbmm); any other model (the Transformer) runs its own forward
-    on each member's parameters through torch.func.functional_call, vectorised over members by vmap.
+    models, optimizers: the members' solo models and torch optimizers (their parameter groups give each
+    parameter's lr and weight decay; the optimizer's class and defaults give the rule, shared by the stack).
     """
 
-    def __init__(self, models: list, cfgs: list, device: torch.device):
+    def __init__(self, models: list, optimizers: list, cfgs: list, device: torch.device):
         ref = models[0]
         self.device = device
         self.names = [n for n, _ in ref.named_parameters()]
         self.shapes = {n: t.shape for n, t in ref.named_parameters()}
-        self.vocab = self.shapes["E.weight"][0] if "E.weight" in self.shapes else 0
-        self.mlp = hasattr(ref, "hidden")
-        self.order = list(ref.order) if self.mlp else []  # hidden layers in applied order (tied: one, reused)
-        self.act = ACTS[cfgs[0].model.act]()
         self.module = ref  # its forward, for the functional path (its own parameters are not used)
         for m in ref.modules():  # fused attention kernels have no vmap batching rule: plain matmuls instead
             if hasattr(m, "fused_attention"):
@@ -84,25 +69,41 @@ class Stacked:
             for n in self.names:
                 self.block(self.theta, n).copy_(torch.stack([dict(m.named_parameters())[n].detach().reshape(-1)
                                                              for m in models]))
-        o = cfgs[0].optim
-        self.base = "sgd" if o.name == "sgd" else ("adamw" if o.decoupled else "adam")  # the update rule
-        self.betas, self.eps, self.momentum = tuple(o.betas), o.eps, o.momentum
-        col = lambda xs: torch.tensor(xs, dtype=dtype, device=device).view(-1, 1)  # noqa: E731
-        self.lr = col([c.optim.lr for c in cfgs])
-        # the embedding's lr: c * lr (Adam-LR); 0 keeps a frozen embedding exactly at its init
-        self.lr_E = col([0.0 if c.model.freeze_emb else c.optim.c * c.optim.lr for c in cfgs])
-        self.wd = col([c.optim.weight_decay for c in cfgs])
-        self.lr0, self.lr_E0 = self.lr.clone(), self.lr_E.clone()  # before any schedule (scale_lr)
+        self.rule = rules.rule_of(optimizers[0])
+        self.kinds = rules.kinds(self.rule)
+        self._columns(models, optimizers, [c.optim.lr for c in cfgs], dtype)
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
+        from torch.optim.optimizer import _get_scalar_dtype
+        self.mu_product = torch.tensor(1.0, dtype=_get_scalar_dtype())  # NAdam's running product, as torch keeps it
         # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph; TF32
         # matmuls only when asked (config fields `fused`, `tf32`, shared by a stack: population.stack_key).
         # Evaluation always runs in float32.
-        self.fused = device.type == "cuda" and self.base != "sgd" and cfgs[0].fused
+        self.fused = device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused
         tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
-        self.state = {}  # exp_avg / exp_avg_sq (adam, adamw) or momentum_buffer (sgd), each laid out as theta
+        self.state = {}  # the rule's per-parameter state (rules.STATE), each laid out as theta
         self._link()
+
+    def _columns(self, models: list, optimizers: list, lrs: list, dtype) -> None:
+        """Each parameter's [M, 1] columns: its group's ratio c to the member's lr (0: not trained, a frozen
+        embedding) and its weight decay. Parameters with equal columns share one tensor, so a schedule
+        rewrites a handful of columns in place (a captured CUDA graph reads them on its next replay)."""
+        col = lambda xs: torch.tensor(xs, dtype=dtype, device=self.device).view(-1, 1)  # noqa: E731
+        per = {n: ([], []) for n in self.names}
+        for model, opt in zip(models, optimizers):
+            group = {id(t): g for g in opt.param_groups for t in g["params"]}
+            for n, t in model.named_parameters():
+                g = group.get(id(t))
+                per[n][0].append(0.0 if g is None else g.get("c", 1.0))
+                per[n][1].append(0.0 if g is None else g["weight_decay"])
+        self.base_lr = col(lrs)  # each member's lr before its schedule
+        self.ratio, self.lr, self.wd, self.key = {}, {}, {}, {}
+        for n, (ratio, wd) in per.items():
+            k = self.key[n] = (tuple(ratio), tuple(wd))
+            if k not in self.ratio:
+                self.ratio[k], self.wd[k] = col(ratio), col(wd)
+                self.lr[k] = self.base_lr * self.ratio[k]
 
     def _layout(self, M: int) -> None:
         """Block offsets for M members: parameter n's block is [start, start + M * numel)."""
@@ -136,24 +137,37 @@ class Stacked:
                 new[k] = torch.zeros(self.size, dtype=self.theta.dtype, device=self.device)
                 for n, x in by_name.items():
                     self.block(new[k], n).copy_(x)
-            self.lr, self.lr_E, self.wd, self.lr0, self.lr_E0 = (
-                x.index_select(0, sel) for x in (self.lr, self.lr_E, self.wd, self.lr0, self.lr_E0))
+            pick = lambda d: {k: x.index_select(0, sel) for k, x in d.items()}  # noqa: E731
+            self.base_lr, self.ratio, self.lr, self.wd = (x.index_select(0, sel) if torch.is_tensor(x) else pick(x)
+                                                         for x in (self.base_lr, self.ratio, self.lr, self.wd))
         self.theta = new.pop("theta")
         self.state = new
         self._link()
 
     @torch.no_grad()
     def scale_lr(self, f: torch.Tensor) -> None:
-        """Every member's lr (and the embedding's c * lr) at its schedule's factor f [M, 1]; written in place,
+        """Every member's lrs at its schedule's factor f [M, 1] (each group at its ratio c); written in place,
         so a captured CUDA graph reads the new values on its next replay."""
-        torch.mul(self.lr0, f, out=self.lr)
-        torch.mul(self.lr_E0, f, out=self.lr_E)
+        for k, lr in self.lr.items():
+            torch.mul(self.base_lr * f, self.ratio[k], out=lr)
 
     def member(self, i: int) -> dict:
-        """Member i's parameters and optimizer state as {name: tensor} dicts in the solo shapes."""
+        """Member i's parameters and optimizer state as {name: tensor} dicts in the solo shapes; `scalars`: the
+        per-parameter numbers torch's optimizer keeps beside them (its step count, NAdam's mu product)."""
         cut = lambda buf, n: self.block(buf, n)[i].view(self.shapes[n]).detach().clone()  # noqa: E731
         return {"params": {n: cut(self.theta, n) for n in self.names},
-                "state": {k: {n: cut(v, n) for n in self.names} for k, v in self.state.items()}, "t": self.t}
+                "state": {k: {n: cut(v, n) for n in self.names} for k, v in self.state.items()}, "t": self.t,
+                "scalars": self.scalars()}
+
+    def scalars(self) -> dict:
+        """What torch's optimizer keeps per parameter beside the tensors, as it keeps it (its dtype and device)."""
+        from torch.optim.optimizer import _get_scalar_dtype
+        if not self.kinds or self.rule["name"] == "sgd":
+            return {}
+        if self.rule["name"] in ("adam", "adamw"):  # fused: the step count on the parameter's device
+            return {"step": torch.tensor(float(self.t), dtype=torch.float32, device=self.device)}
+        out = {"step": torch.tensor(float(self.t), dtype=_get_scalar_dtype())}
+        return {**out, "mu_product": self.mu_product.clone()} if self.rule["name"] == "nadam" else out
 
     def load_state(self, i: int, t: int, state: dict) -> None:
         """Set member i's optimizer state from {kind: {name: tensor}} (a resumed solo checkpoint)."""
@@ -161,30 +175,20 @@ class Stacked:
         self.t_dev.fill_(t)
         with torch.no_grad():
             for kind, by_name in state.items():
+                if kind == "mu_product":  # one number, equal for every parameter and member at step t
+                    self.mu_product.copy_(next(iter(by_name.values())))
+                    continue
                 buf = self.state.setdefault(kind, torch.zeros_like(self.theta))
                 for n, x in by_name.items():
                     self.block(buf, n)[i] = x.reshape(-1).to(buf)
 
     # -- compute -------------------------------------------------------------------------------
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: [M, R, n_ctx] tokens (or raw floats) -> logits [M, p, R].
-
-        Activations are feature-major, h: [M, features, R], so every layer is baddbmm(b, W, h) and autograd
-        returns each weight's gradient in the weight's own [out, in] layout (no transposed copies).
-        """
-        p, M = self.params, self.M
-        if not self.mlp:
-            return self._functional_forward(x)
-        if self.vocab:
-            E = p["E.weight"]  # [M, vocab, d_emb]; member i's tokens index rows i*vocab + token
-            shift = torch.arange(M, device=x.device).view(M, 1, 1) * self.vocab
-            h = F.embedding(x + shift, E.view(M * self.vocab, -1)).flatten(2)
-        else:
-            h = x
-        h = h.transpose(1, 2)
-        for layer in ["W"] + [f"hidden.{k}" for k in self.order]:
-            h = self.act(torch.baddbmm(p[f"{layer}.bias"].unsqueeze(-1), p[f"{layer}.weight"], h))
-        return torch.baddbmm(p["U.bias"].unsqueeze(-1), p["U.weight"], h)
+        """x: [M, R, ...] tokens (or raw floats) -> logits [M, p, R]: the model's own batched forward where it
+        has one, else its forward per member under vmap."""
+        if hasattr(self.module, "stacked_forward"):
+            return self.module.stacked_forward(self.params, x)
+        return self._functional_forward(x)
 
     def _functional_forward(self, x: torch.Tensor) -> torch.Tensor:
         """Any model: vmap over members of functional_call(module, member's parameters, x_i) -> [M, p, R]."""
@@ -239,30 +243,27 @@ class Stacked:
 
     @torch.no_grad()
     def step(self, grads: list[torch.Tensor]) -> None:
-        """One optimizer step for every member, block by block, following torch's Adam / AdamW / SGD formulas."""
+        """One optimizer step for every member, block by block, following torch's formulas (optim/rules.py)."""
         self.t += 1
-        kinds = {"sgd": ["momentum_buffer"] if self.momentum else []}.get(self.base, ["exp_avg", "exp_avg_sq"])
-        first = not all(k in self.state for k in kinds)
-        for k in kinds:
+        first = not all(k in self.state for k in self.kinds)
+        for k in self.kinds:
             self.state.setdefault(k, torch.zeros_like(self.theta))
         if self.fused:
             self.t_dev += 1
-        b1, b2 = self.betas
+        r, name = self.rule, self.rule["name"]
         # CUDA: one compiled kernel per block instead of ~10 memory passes; elsewhere the same function eagerly
-        adam = _adam_kernel() if self.fused else _adam_fused
+        adam = _adam_kernel() if self.fused else rules.adam_
         t = self.t_dev if self.fused else torch.tensor(float(self.t), dtype=torch.float64)
+        nadam = rules.nadam_scalars(r, self.t, self.mu_product) if name == "nadam" else None
         for n, g in zip(self.names, grads):
-            th, g, lr = self.block(self.theta, n), g.reshape(self.M, -1), self.lr_E if n == "E.weight" else self.lr
-            if self.base != "sgd":
-                adam(th, g, self.block(self.state["exp_avg"], n), self.block(self.state["exp_avg_sq"], n),
-                     lr, self.wd, t, b1, b2, self.eps, self.base == "adamw")
-                continue
-            g = g + self.wd * th  # coupled weight decay, as torch's SGD
-            if self.momentum:
-                buf = self.block(self.state["momentum_buffer"], n)
-                if first:
-                    buf.copy_(g)
-                else:
-                    buf.mul_(self.momentum).add_(g)
-                g = buf
-            th.addcmul_(g, -lr)
+            th, g, key = self.block(self.theta, n), g.reshape(self.M, -1), self.key[n]
+            lr, wd = self.lr[key], self.wd[key]
+            st = [self.block(self.state[k], n) for k in self.kinds]
+            if name in ("adam", "adamw"):
+                adam(th, g, *st, lr, wd, t, *r["betas"], r["eps"], r["decoupled"])
+            elif name == "nadam":
+                rules.nadam_(th, g, *st, lr, wd, r, nadam)
+            elif name == "rmsprop":
+                rules.rmsprop_(th, g, *st, lr, wd, r)
+            else:
+                rules.sgd_(th, g, st[0] if st else None, lr, wd, r["momentum"], first)

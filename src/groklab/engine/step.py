@@ -137,7 +137,7 @@ class StackedStep:
     def __init__(self, exps: list[RunSetup], start: int):
         self.exps, self.active = exps, list(range(len(exps)))
         self.device = device = exps[0].device
-        self.stack = Stacked([e.model for e in exps], [e.cfg for e in exps], device)
+        self.stack = Stacked([e.model for e in exps], [e.optimizer for e in exps], [e.cfg for e in exps], device)
         for i, e in enumerate(exps):  # a resumed member's optimizer state, from its solo checkpoint
             names = {id(t): n for n, t in e.model.named_parameters()}
             state = {}
@@ -190,7 +190,7 @@ class StackedStep:
             f = [lr_factor(step, o.schedule, o.warmup, o.decay_steps or self.exps[k].cfg.steps, o.final_frac)
                  for k in self.active]
             if f != self.factors:
-                self.stack.scale_lr(torch.tensor(f, dtype=self.stack.lr.dtype).view(-1, 1).to(self.X.device))
+                self.stack.scale_lr(torch.tensor(f, dtype=self.stack.base_lr.dtype).view(-1, 1).to(self.X.device))
                 self.factors = f
         self.stack.train_step(self.X, self.y, self.batches.idx(step), self.weights)
 
@@ -216,8 +216,8 @@ class StackedStep:
         for group in e.optimizer.param_groups:
             for t in group["params"]:
                 st = {k: v[names[id(t)]] for k, v in s["state"].items()}
-                if "exp_avg" in st:
-                    st["step"] = torch.tensor(float(s["t"]), dtype=torch.float32, device=t.device)
+                if st:  # torch keeps its step count (NAdam: its mu product) only beside tensors it keeps
+                    st.update({k: v.clone() for k, v in s["scalars"].items()})
                 e.optimizer.state[t] = st
         return e.model
 

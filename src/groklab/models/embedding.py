@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from groklab.config import EMB_INITS
@@ -14,6 +15,14 @@ def circulant(v: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
     i = torch.arange(rows).unsqueeze(1)
     j = torch.arange(cols).unsqueeze(0)
     return v[(j - i) % n]
+
+
+def stacked_embed(E: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """M members' embeddings E [M, vocab, d] looked up by their own tokens x [M, ...] -> [M, ..., d]: member i's
+    token indexes row i * vocab + token of the members' tables laid end to end (one gather for all)."""
+    M, vocab = E.shape[:2]
+    shift = torch.arange(M, device=x.device).view(M, *[1] * (x.dim() - 1)) * vocab
+    return F.embedding(x + shift, E.reshape(M * vocab, -1))
 
 
 def make_embedding(vocab: int, d: int, std: float = 1.0, init: str = "normal", freeze: bool = False) -> nn.Embedding:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from groklab.models.embedding import make_embedding
+from groklab.models.embedding import make_embedding, stacked_embed
 
 ACTS = {"relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh, "silu": nn.SiLU}
 
@@ -40,6 +40,17 @@ class MLP(nn.Module):
         for i in self.order:
             h = self.act(self.hidden[i](self.drop(h) if self.drop is not None else h))
         return self.U(self.drop(h) if self.drop is not None else h)
+
+    def stacked_forward(self, P: dict, x: torch.Tensor) -> torch.Tensor:
+        """M members at once (engine/stacked.py): P {name: [M, *shape]}, x [M, R, n_ctx] -> logits [M, p, R].
+
+        Activations are feature-major, h: [M, features, R], so every layer is baddbmm(b, W, h) and autograd
+        returns each weight's gradient in the weight's own [out, in] layout (no transposed copies). No dropout.
+        """
+        h = (stacked_embed(P["E.weight"], x).flatten(2) if self.E is not None else x).transpose(1, 2)
+        for layer in ["W"] + [f"hidden.{k}" for k in self.order]:
+            h = self.act(torch.baddbmm(P[f"{layer}.bias"].unsqueeze(-1), P[f"{layer}.weight"], h))
+        return torch.baddbmm(P["U.bias"].unsqueeze(-1), P["U.weight"], h)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
         """Parameter blocks by role: embedding E, first layer W, and the rest."""
