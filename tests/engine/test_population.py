@@ -193,6 +193,18 @@ def test_every_family_stacks_equal_to_solo_float64(family):
         _assert_close(res, train(cfg), 1e-10)
 
 
+def test_members_of_other_initialisations_share_a_stack():
+    """An embedding's init (normal, circulant) and the Transformer's (torch, scaled) only set the starting values:
+    members differing in them stack (004's circulant study: one population) and each equals its solo run."""
+    transformer = ["model=transformer", "model.depth=1", "optim=adamw"]
+    for extra, key, values in (([], "model.emb_init", ["normal", "circulant"]),
+                               (transformer, "model.init", ["torch", "scaled"])):
+        cfgs = [make_config(tiny(dtype="float64", seed=i, **{key: v}) + extra) for i, v in enumerate(values)]
+        for res, cfg in zip(train_population(cfgs, packing="stacked"), cfgs):
+            assert res.summary["population/packing"] == "stacked"
+            _assert_close(res, train(cfg), 1e-10)
+
+
 def test_stacked_transformers_equal_solo_runs():
     """Any model stacks through functional_call + vmap: 004's Transformer (no LayerNorm, no biases, scaled
     init, [a, b, =]) and the default one (2 layers, LayerNorm), members differing in seed, lr and wd."""

@@ -99,6 +99,24 @@ def test_plan_slices_fit_one_command_and_name_real_runs():
     assert len(lines) == 2 + len(slices(rows, 300)) and "ARCHIVE=" not in "".join(lines)
     named = re.findall(r"'(beyond/[a-z0-9]+):([^']+)'", "".join(lines))
     assert len(named) == len(rows)
-    for target, glob in named:
+    for target, globs in named:
         m, = resolve(target)
-        assert fnmatch.filter([s.name for s in specs_of(m, "quick", 1)], glob)
+        assert all(fnmatch.filter([s.name for s in specs_of(m, "quick", 1)], g) for g in globs.split(","))
+
+
+def test_on_a_gpu_configurations_that_share_a_stack_are_one_unit(tmp_path):
+    """004's threshold study (six fractions of one Transformer) is one GPU unit, its globs comma-separated, and
+    reproduce --only with that list trains exactly those runs; a unit's estimate stays within CAP_S unless it
+    is a single configuration; on a CPU each configuration stays a unit of its own."""
+    from groklab.experiments.estimate import CAP_S, units
+    from groklab.experiments.plan import select
+
+    gpu, cpu = (units("beyond/threshold", "quick", seeds=2, device=d) for d in ("cuda", "cpu"))
+    assert len(gpu) == 1 and len(cpu) == 12  # six fractions and the horizon arm's six
+    assert gpu[0]["unit"] == ",".join(r["unit"] for r in cpu) and gpu[0]["runs"] == 24
+    assert all(r["seconds"] <= CAP_S or "," not in r["unit"] for r in units("beyond/all", "paper", seeds=3,
+                                                                              device="cuda"))
+    names = ["f0.1/s0", "f0.1/s1", "f0.2/s0", "f0.3/s0", "x/f0.1"]
+    from groklab.experiments.spec import RunSpec
+    assert [s.name for s in select([RunSpec(n, ()) for n in names], "f0.1/*,f0.3/*")] == ["f0.1/s0", "f0.1/s1",
+                                                                                        "f0.3/s0"]

@@ -119,7 +119,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                                              "the archive's)")
     r.add_argument("--out", default="runs/reproduce", help="experiment tree (default runs/reproduce)")
     r.add_argument("--jobs", type=int, default=0, help="runs trained at once, 1 thread each (default: cores)")
-    r.add_argument("--only", metavar="GLOB", help="train only the runs whose name matches (e.g. 'mul/b512/*'); "
+    r.add_argument("--only", metavar="GLOB", help="train only the runs whose name matches (e.g. 'mul/b512/*'; "
+                                                  "several globs: 'a/*,b/*'); "
                                                   "their statistics are written without verdicts")
     r.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge the runs of a results archive "
                    "(groklab archive) without training: claims, figures and report in seconds")

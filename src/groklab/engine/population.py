@@ -24,8 +24,8 @@ STACKED_OPTIMS = ("sgd", "adam", "adamw", "nadam", "rmsprop")
 STACKED_SAMPLERS = ("epoch", "replacement", "full")
 # The config keys stacked members may differ in; every other key must be equal across members.
 PER_MEMBER = ("seed", "split.", "optim.lr", "optim.weight_decay", "optim.c", "steps", "eval.", "grok.", "stop.",
-              "checkpoint_every", "checkpoint_keep", "bar", "model.emb_init_std", "model.freeze_emb", "track.",
-              "measures.")
+              "checkpoint_every", "checkpoint_keep", "bar", "model.emb_init_std", "model.emb_init", "model.init",
+              "model.freeze_emb", "track.", "measures.")  # inits: only the members' starting values differ
 
 
 def _per_member(key: str) -> bool:

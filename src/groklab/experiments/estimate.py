@@ -1,8 +1,11 @@
 """What a reproduction still has to train, in units with estimated seconds (`groklab plan`).
 
-A unit is one configuration of a study with all its seeds: on a GPU one stacked population, on a CPU its runs
-one after another. Estimates come from the cost model fitted to archived runs (sweep/cost.py); runs an
-archive (`--from`) or a tree (`--out`) already holds are not listed.
+A unit is what one `reproduce --only GLOBS` call trains. On a CPU: one configuration of a study with all its
+seeds, run after run. On a GPU: every configuration of a study that can share one stacked population (the same
+shapes and recipe; other seeds, fractions, lrs, weight decays, c: population.stack_key), as many as fit one
+device command (CAP_S), since a stack of 30 members costs little more than one of 3. Estimates come from the
+cost model fitted to archived runs (sweep/cost.py); runs an archive (`--from`) or a tree (`--out`) already holds
+are not listed.
 """
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.config import make_config
+from groklab.engine.population import check_stackable, stack_key
 from groklab.errors import ConfigError
 from groklab.experiments.reproduction import MAX_SEEDS, plan_target
 from groklab.experiments.spec import PROFILES
@@ -17,26 +21,58 @@ from groklab.store import read_summary
 from groklab.store.run import FINISHED
 from groklab.sweep.cost import run_seconds
 
+CAP_S = 440  # a GPU unit's estimate at most: with START_S, one slice of 480 s (results/PLAN.md)
+
 
 def units(target: str, profile: str, seeds: int | None = None, source: str | Path | None = None,
-          out: str | Path | None = None, device: str = "cpu") -> list[dict]:
-    """[{study, unit (a run glob), runs, seconds}] of what is left to train, in the order reproduce trains it."""
+          out: str | Path | None = None, device: str = "cpu", cap_s: float = CAP_S) -> list[dict]:
+    """[{study, unit (comma-separated run globs), runs, seconds}] of what is left to train, in the order
+    reproduce trains it."""
     _check(profile, seeds, device)
     where = Path(out) if out is not None else Path(".groklab-plan-nowhere")
     plans = plan_target(target, where, profile, seeds, None, None, source, source is not None, lambda *_: None)
     rows = []
     for plan in plans:
-        groups: dict[str, list] = {}
+        groups: dict[str, dict[str, list]] = {}  # stack (GPU) or configuration -> configuration -> its runs
         for s in plan.train:
             if out is not None and read_summary(where / plan.name / s.name).get("status") in FINISHED:
                 continue
-            groups.setdefault(s.name.rsplit("/", 1)[0], []).append(s)
-        for variant, specs in groups.items():
-            cfg = make_config(list(specs[0].overrides)).to_dict()
-            n = len(specs)
-            t = run_seconds(cfg, device, n) if device == "cuda" else n * run_seconds(cfg, device)
-            rows.append({"study": plan.name, "unit": f"{variant}/*", "runs": n, "seconds": round(t, 1)})
+            variant = s.name.rsplit("/", 1)[0]
+            cfg = make_config(list(s.overrides))
+            stacks = device == "cuda" and _stackable(cfg)
+            groups.setdefault(stack_key(cfg) if stacks else variant, {}).setdefault(variant, []).append(cfg)
+        for by_variant in groups.values():
+            unit: dict[str, list] = {}
+            for variant, cfgs in by_variant.items():
+                if unit and _seconds({**unit, variant: cfgs}, device) > cap_s:
+                    rows.append(_row(plan.name, unit, device))
+                    unit = {}
+                unit[variant] = cfgs
+            rows.append(_row(plan.name, unit, device))
     return rows
+
+
+def _stackable(cfg) -> bool:
+    try:
+        check_stackable([cfg, cfg])
+    except ConfigError:
+        return False
+    return True
+
+
+def _seconds(unit: dict[str, list], device: str) -> float:
+    """A unit's estimate: on a GPU one stack of all its members, as long as its longest member and as wide as its
+    widest (padded) batch; on a CPU its runs one after another."""
+    cfgs = [c for cs in unit.values() for c in cs]
+    if device != "cuda":
+        return sum(run_seconds(c.to_dict(), device) for c in cfgs)
+    widest = max(cfgs, key=lambda c: (c.steps, c.batch_size if c.sampler != "full" else 1 << 30))
+    return run_seconds(widest.to_dict(), device, len(cfgs))
+
+
+def _row(study: str, unit: dict[str, list], device: str) -> dict:
+    return {"study": study, "unit": ",".join(f"{v}/*" for v in unit), "runs": sum(map(len, unit.values())),
+            "seconds": round(_seconds(unit, device), 1)}
 
 
 def print_plan(target: str, profile: str, seeds: int | None = None, source=None, out=None, device: str = "cpu",

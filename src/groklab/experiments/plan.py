@@ -42,8 +42,12 @@ def specs_of(module, profile: str, seeds: int, overrides: tuple[str, ...] = ()) 
 
 
 def select(specs: list, only: str | None) -> list:
-    """The specs whose run name matches the glob `only` (all of them when None)."""
-    return specs if only is None else [s for s in specs if fnmatch.fnmatchcase(s.name, only)]
+    """The specs whose run name matches the glob `only`, or one of its comma-separated globs (several
+    configurations trained as one stacked unit: `groklab plan`); all of them when None."""
+    if only is None:
+        return specs
+    globs = [g for g in only.split(",") if g]
+    return [s for s in specs if any(fnmatch.fnmatchcase(s.name, g) for g in globs)]
 
 
 @dataclass

@@ -123,7 +123,8 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
     """(units of work, finished runs, busy runs). Every run on disk is checked first (same config, readable
     files); unfinished runs resume, runs another process is writing are left to it.
 
-    stacked: compatible runs at the same start step form populations of at most `members`;
+    stacked: compatible runs at the same start step form populations of at most `members`; auto: the same on a
+    GPU for the runs whose model and optimizer stack (any other run is a unit of its own);
     sequential (and auto on a CPU): one run per unit, so executors spread runs over workers.
     """
     todo, done, busy = [], [], []
@@ -140,15 +141,16 @@ def plan(runs: list[Run], packing: str = "auto", members: int = 256) -> tuple[li
         todo.append(r)
     if not todo:
         return [], done, busy
-    if packing == "auto":  # stacked on a GPU when every run's model and optimizer allow it
-        packing = "stacked" if all(choose_packing([r.cfg] * 2) == "stacked" for r in todo) else "sequential"
     choose_packing([], packing)  # checks the name
     if packing == "sequential":
         return [[r] for r in todo], done, busy
     groups: dict = {}
-    for r in todo:
-        groups.setdefault((stack_key(r.cfg), r.start), []).append(r)
     units = []
+    for r in todo:  # auto: stacked on a GPU where the run's model and optimizer allow it, else a unit of its own
+        if packing == "auto" and choose_packing([r.cfg] * 2) != "stacked":
+            units.append([r])
+            continue
+        groups.setdefault((stack_key(r.cfg), r.start), []).append(r)
     for group in groups.values():
         for i in range(0, len(group), members):
             unit = group[i:i + members]
