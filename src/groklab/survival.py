@@ -16,6 +16,7 @@ They replace hand-written imputation; scipy does the survival estimation (no lif
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -66,6 +67,13 @@ def km_median(times: Sequence[Optional[float]], horizon: float, level: float = 0
 
 def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float,
                 max_exact: int = 20000, reps: int = 20000, seed: int = 0) -> dict:
+    """_concordance, remembered: a study asks the same comparison for a task and again for "all four" (its
+    Monte Carlo null, 20,000 draws, is most of a re-judge's statistics)."""
+    return dict(_concordance(tuple(a), tuple(b), horizon, max_exact, reps, seed))
+
+
+@functools.lru_cache(maxsize=1024)
+def _concordance(a: tuple, b: tuple, horizon: float, max_exact: int, reps: int, seed: int) -> dict:
     """{"p_a_first", "p_value", "p_a_sooner", "p_b_sooner", "n_a", "n_b", "undecided"}: the probability that a run
     of A reaches the event before a run of B (ties and pairs that censoring leaves open count 1/2; `undecided`
     counts the open ones) and Gehan's permutation p-values, two-sided (`p_value`) and one-sided for "A sooner"
@@ -90,14 +98,23 @@ def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], hori
     if math.comb(na + nb, na) <= max_exact:  # the observed labelling is among them
         null, extra = rows[np.array(list(itertools.combinations(range(na + nb), na)))].sum(1), 0
     else:  # the observed labelling counts as one draw: a Monte Carlo p-value is never 0 (Phipson & Smyth 2010)
-        rng = np.random.default_rng(seed)
-        null, extra = np.array([rows[rng.choice(na + nb, na, replace=False)].sum() for _ in range(reps)]), 1
+        null, extra = rows[_draws(na + nb, na, reps, seed)].sum(1), 1
 
     def share(hits) -> float:
         return float((np.sum(hits) + extra) / (len(null) + extra))
     return {"p_a_first": (score / pairs + 1) / 2, "p_value": share(np.abs(null) >= abs(score) - 1e-9),
             "p_a_sooner": share(null >= score - 1e-9), "p_b_sooner": share(null <= score + 1e-9),
             "n_a": na, "n_b": nb, "undecided": pairs - decided}
+
+
+@functools.lru_cache(maxsize=8)
+def _draws(n: int, k: int, reps: int, seed: int) -> np.ndarray:
+    """The Monte Carlo null's labellings, [reps, k] (each k of n runs without replacement): they depend on the
+    group sizes and the seed, not on the data, so every comparison of two groups of 30 shares one draw."""
+    rng = np.random.default_rng(seed)
+    out = np.array([rng.choice(n, k, replace=False) for _ in range(reps)])
+    out.setflags(write=False)
+    return out
 
 
 def logrank(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float) -> Optional[float]:

@@ -130,3 +130,44 @@ def test_surrogate_escapes_pair_into_one_character_and_a_lone_one_is_refused():
         loads('a: "\\ud800"')
     with pytest.raises(yaml.YAMLError, match="not valid Unicode text"):
         loads('"\\udc00x": 1')
+
+
+CORPUS = ["a: 1\nb: [1, 2]\n", "a: 011\nb: 1e-3\nc: yes\nd: 0x1f\ne: 1:00\n", "a: 1\na: 2\n", "a: &x [1,2]\nb: *x\n",
+          "x: !!python/object:os.system 1\n", "- - - 1\n", 'a: "\\ud800"\n', 'a: "\\ud800\\udc00"\n', "<<: 1\n",
+          "a: .inf\nb: ~\nc: True\nd: NULL\n", "k: {a: [1, {b: 2}]}\n", "a:\n- 1\n- b:\n  - 2\n", "a: 2001-01-01\n",
+          "a: 'it''s'\nb: |\n  two\n  lines\n", "? [1]\n: 2\n", "a: \x07\n", "a:\tb\n", "{a: 1, a: 2}", "a: [1,\n", "",
+          "--- 1\n--- 2\n", "a: !!str 1\nb: !!int 3\n", "a: -0\nb: +1\nc: 1.\nd: .5\n"]
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_libyaml_and_the_python_loader_read_alike(text):
+    """What the fast path (libyaml) returns is what the pure-Python loader reads; whatever libyaml refuses, or a
+    document the fast path is not for (tabs, control characters), loads() answers as the Python loader does."""
+    from groklab.config import yaml12
+
+    if yaml12.FastLoader is None:
+        pytest.skip("PyYAML without libyaml: the Python loader is the only one")
+
+    def read(loader):
+        try:
+            return repr(yaml.load(text, Loader=loader))  # noqa: S506 -- both are safe loaders
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__
+
+    fast, slow = read(yaml12.FastLoader), read(yaml12.StrictLoader)
+    if yaml12._shallow(text) and not fast.endswith("Error"):  # what the fast path returns is what Python reads
+        assert fast == slow
+    try:
+        got = repr(loads(text))
+    except yaml.YAMLError as e:
+        got = type(e).__name__
+    assert got == slow
+
+
+def test_the_fast_path_is_taken_only_for_shallow_documents():
+    from groklab.config.yaml12 import _shallow
+
+    assert _shallow("seed: 1\noptim:\n  lr: 0.001\n  betas: [0.9, 0.98]\n")
+    assert not _shallow("a: " + "[" * 70 + "]" * 70)
+    assert not _shallow("".join(" " * i + f"k{i}:\n" for i in range(40)))
+    assert not _shallow("a: " + "- " * 70 + "1")

@@ -12,8 +12,6 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-import torch
-
 from groklab.errors import ConfigError
 
 ALLOW_ENV = "GROKLAB_ALLOW_LARGE"
@@ -43,9 +41,12 @@ def permit_large(on: bool | None = True):
         _allow.reset(token)
 
 
-def available_bytes(device: torch.device) -> int:
-    """Free memory where the run's tensors live: the GPU's free memory, or the OS's MemAvailable."""
+def available_bytes(device) -> int:
+    """Free memory where the run's tensors live (a torch.device): the GPU's free memory, or the OS's
+    MemAvailable."""
     if device.type == "cuda":
+        import torch
+
         return int(torch.cuda.mem_get_info(device)[0])
     try:
         with open("/proc/meminfo") as f:
@@ -72,6 +73,8 @@ def _activations_per_row(cfg, task) -> int:
 
 def estimate(cfg, task, n_train: int) -> dict:
     """Bytes a run needs: parameters with gradients and optimizer state, activations, data."""
+    import torch
+
     from groklab.models import build_model
 
     with torch.device("meta"):
@@ -109,7 +112,7 @@ def _culprit(cfg) -> tuple[str, object]:
     return max(((k, value(k)) for k in fields), key=lambda kv: kv[1] / fields[kv[0]])
 
 
-def check_memory(cfg, task, n_train: int, device: torch.device) -> dict:
+def check_memory(cfg, task, n_train: int, device) -> dict:
     """Refuse, with the estimate, a run that needs more memory than `device` has free (unless allowed)."""
     est = estimate(cfg, task, n_train)
     free = available_bytes(device)

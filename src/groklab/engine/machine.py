@@ -8,15 +8,16 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 import time
 from importlib import metadata
 from pathlib import Path
 
-import torch
-
 
 def matmul_gflops(n: int = 512, repeats: int = 5, threads: int | None = None) -> float:
     """fp32 n x n matmul speed, median of `repeats` (on `threads` threads, torch's count when None)."""
+    import torch
+
     old = torch.get_num_threads()
     if threads:
         torch.set_num_threads(threads)
@@ -35,6 +36,8 @@ def matmul_gflops(n: int = 512, repeats: int = 5, threads: int | None = None) ->
 
 def gpu_gflops(n: int = 4096, repeats: int = 5) -> float:
     """fp32 (TF32 off) n x n matmul speed on the current CUDA device, median of `repeats` runs of 10 products."""
+    import torch
+
     old = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
@@ -79,19 +82,32 @@ def cpu_model() -> str:
 
 
 def describe(gflops: bool = True) -> dict:
-    """The build and the machine, as plain JSON data; the matmul speed is measured now (about a second)."""
+    """The build and the machine, as plain JSON data; the matmul speed is measured now (about a second).
+    gflops=False: no speed, and torch is not imported for it: its version is read from the installed package,
+    and a GPU is named only if torch is already loaded."""
     try:
         version = metadata.version("groklab")
     except metadata.PackageNotFoundError:
         version = None
-    doc = {"groklab": version, "commit": commit(), "torch": torch.__version__,
-           "cuda": torch.version.cuda, "python": platform.python_version(),
+    torch = sys.modules.get("torch")
+    if torch is None and gflops:
+        import torch
+    doc = {"groklab": version, "commit": commit(),
+           "torch": torch.__version__ if torch else _installed("torch"),
+           "cuda": torch.version.cuda if torch else None, "python": platform.python_version(),
            "cpu": cpu_model(), "cores": os.cpu_count(),
            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     if gflops:
         doc["fp32_gflops"] = {"all_threads": matmul_gflops(), "one_thread": matmul_gflops(threads=1)}
-    if torch.cuda.is_available():  # a GPU's runs are timed against its own speed, not the host's
+    if torch is not None and torch.cuda.is_available():  # a GPU's runs are timed against its own speed
         doc["gpu"] = torch.cuda.get_device_name()
         if gflops:
             doc["fp32_gflops"]["gpu"] = gpu_gflops()
     return doc
+
+
+def _installed(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None

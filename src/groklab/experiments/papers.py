@@ -1,32 +1,37 @@
 """The registry of papers and their studies, as `reproduce` names them (embedding/fig6, beyond/all, ...)."""
 from __future__ import annotations
 
-from groklab.errors import ConfigError
-from groklab.experiments.beyond import circulant, depth, dnn, embdim, med, resnet, table1, threshold, uniformity
-from groklab.experiments.beyond import fig4 as beyond_fig4
-from groklab.experiments.embedding import (
-    adaptive,
-    fig2,
-    fig3,
-    fig4,
-    fig5,
-    fig6,
-    fig7,
-    fig8,
-    fig10,
-    fig11,
-    fig12,
-    init43,
-    sampler,
-)
-from groklab.experiments.investigation import batch, birnn, decay, ksum, landscape, lstm, mlp, optimizers, task1
+from collections.abc import Mapping
+from importlib import import_module
 
-PAPERS = {"embedding": {m.NAME: m for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12,
-                                             init43, sampler, adaptive)},  # paper 000
-          "beyond": {m.NAME: m for m in (table1, beyond_fig4, dnn, med, depth, embdim, circulant,
-                                                  uniformity, resnet, threshold)},  # paper 004
-          "investigation": {m.NAME: m for m in (task1, lstm, mlp, birnn, optimizers, decay, batch, ksum,
-                                                   landscape)}}  # 002
+from groklab.errors import ConfigError
+
+
+class _Studies(Mapping):
+    """A paper's studies by name, each module imported when first asked for: `reproduce embedding/fig6` imports
+    fig6 alone, not the 31 other studies and the libraries they need (torch among them: 3 s)."""
+
+    def __init__(self, package: str, names: str):
+        self._package, self._names = package, names.split()  # each module's NAME is its file's name (a test)
+
+    def __getitem__(self, name: str):
+        if name not in self._names:
+            raise KeyError(name)
+        return import_module(f"groklab.experiments.{self._package}.{name}")
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+PAPERS = {"embedding": _Studies("embedding", "fig2 fig3 fig4 fig5 fig6 fig7 fig8 fig10 fig11 fig12 init43 sampler "
+                                             "adaptive"),  # paper 000
+          "beyond": _Studies("beyond", "table1 fig4 dnn med depth embdim circulant uniformity resnet "
+                                       "threshold"),  # paper 004
+          "investigation": _Studies("investigation", "task1 lstm mlp birnn optimizers decay batch ksum "
+                                                     "landscape")}  # 002
 
 
 def resolve(target: str) -> list:

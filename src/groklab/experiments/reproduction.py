@@ -7,7 +7,6 @@ from typing import Callable
 from groklab.config import make_config
 from groklab.engine.budget import allow_large
 from groklab.engine.machine import describe
-from groklab.engine.setup import preflight
 from groklab.errors import ConfigError
 from groklab.experiments.papers import resolve
 from groklab.experiments.plan import SEEDS, TimeBudget, plan_study, select, specs_of
@@ -37,6 +36,8 @@ def reproduce(target: str, out: str | Path, profile: str = "quick", seeds: int |
     check_out(out)  # a folder holding a user's files is refused before anything is trained
     plans = plan_target(target, out, profile, seeds, overrides, only, source, train_missing, echo)
     if source is None or train_missing:  # every point built as far as it can be without training: one bad refuses all
+        from groklab.engine.setup import preflight  # torch: not imported by a re-judge
+
         preflight([make_config(list(s.overrides)) for p in plans for s in p.train])
     session = {"command": command or f"groklab.reproduce({target!r}, profile={profile!r}, seeds={seeds})",
                "only": only, "machine": describe()}

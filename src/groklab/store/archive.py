@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import torch
-import yaml
 
 from groklab.config import validate
 from groklab.config.schema import Config
+from groklab.config.yaml12 import dump as dump_yaml
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import atomic_write, dumps, is_tmp, parse_json, read_json, regular, validated, write_json
 from groklab.store.names import check_name, is_link, make_dirs
@@ -156,6 +155,15 @@ def trained_here(dest: str | Path, names: list[str]) -> list[str]:
     return [n for n in names if (dest / n / "config.yaml").is_file() and not (dest / n / UNPACKED).is_file()]
 
 
+def _line(row: dict) -> str:
+    """A metrics row read from the archive's JSON as its line: JSON already (string keys, plain values), so
+    cleaning it is needed only for a non-finite number, which json.dumps refuses."""
+    try:
+        return json.dumps(row, allow_nan=False) + "\n"
+    except (TypeError, ValueError):
+        return dumps(row) + "\n"
+
+
 def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, dict]:
     """Lay the named runs of an archived study out as run directories below `dest` (config, metrics,
     summary, arrays, error note, and a weights-only ckpt.pt where kept). Returns name -> summary; a
@@ -178,16 +186,18 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
     out = {}
     for name in names:
         doc, run = docs[name], make_dirs(dest, name)
-        atomic_write(run / UNPACKED, f"unpacked from {study}\n")
-        atomic_write(run / "config.yaml", yaml.safe_dump(doc["config"], sort_keys=False))
-        atomic_write(run / METRICS, "".join(dumps(r) + "\n" for r in doc.get("metrics") or []))
+        atomic_write(run / UNPACKED, f"unpacked from {study}\n", durable=False)
+        atomic_write(run / "config.yaml", dump_yaml(doc["config"]), durable=False)
+        atomic_write(run / METRICS, "".join(_line(r) for r in doc.get("metrics") or []), durable=False)
         if doc.get("summary"):
-            write_json(run / SUMMARY, doc["summary"])
+            write_json(run / SUMMARY, doc["summary"], durable=False)
         if doc.get("error"):
             write_error(run, doc["error"])
         store = RunStore(run)
         for (folder, step), arrs in arrays.get(name, {}).items():
             if folder == MODEL:
+                import torch  # here, not at the top: re-judging an archive never needs torch (3 s to import)
+
                 state = {k: torch.from_numpy(v) for k, v in arrs.items()}
                 atomic_write(run / CKPT, lambda f: torch.save({"step": step, "model": state, "archived": True}, f))
             else:

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
-import torch
-import yaml
 
 from groklab.config.parse import flatten
 from groklab.config.schema import Config
+from groklab.config.yaml12 import dump as dump_yaml
 from groklab.errors import ConfigError, StoreError
 from groklab.store.files import (
     atomic_write,
@@ -126,7 +125,7 @@ class RunStore:
         return Config.renamed(read_yaml_mapping(self.path / CONFIG))
 
     def write_config(self, config: dict) -> None:
-        atomic_write(self.path / CONFIG, yaml.safe_dump(config, sort_keys=False))
+        atomic_write(self.path / CONFIG, dump_yaml(config))
 
     def summary(self) -> dict:
         """The summary, or {} when the run has none yet."""
@@ -197,9 +196,9 @@ class RunStore:
         """Write ckpt.pt (the latest state); with `keep` also ckpt_<step>.pt, which later saves leave alone."""
         if self._metrics is not None:
             os.fsync(self._metrics.fileno())  # metrics up to the checkpoint survive a crash
-        atomic_write(self.path / CKPT, lambda f: torch.save(state, f))
-        if keep:
-            atomic_write(self.path / f"ckpt_{state['step']}.pt", lambda f: torch.save(state, f))
+        import torch  # here: reading runs never needs torch (3 s to import)
+        for name in [CKPT] + ([f"ckpt_{state['step']}.pt"] if keep else []):
+            atomic_write(self.path / name, lambda f: torch.save(state, f))
 
     def has_checkpoint(self) -> bool:
         return (self.path / CKPT).is_file()
@@ -213,6 +212,7 @@ class RunStore:
         path = self.path / (CKPT if step is None else f"ckpt_{step}.pt")
         if not path.is_file():
             raise StoreError(path, "no such checkpoint")
+        import torch
         try:
             ckpt = torch.load(path, map_location=map_location, weights_only=True)
         except Exception as err:  # torch raises many types for a damaged file
