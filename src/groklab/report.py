@@ -23,6 +23,7 @@ from groklab.store import (
     read_partial,
     read_summary,
 )
+from groklab.store.citation import statistics
 from groklab.store.files import begins_with
 from groklab.store.schema import verdict_words
 from groklab.store.tree import inside
@@ -118,7 +119,7 @@ def _analysed(fig_dir: Path) -> dict | None:
 def _claim(c: dict, before: str | None) -> dict:
     return {"id": c["id"], "text": c["text"], "measurement": c.get("kind") == "measurement",
             "quote": c.get("quote"), "where": c.get("where") or "", "statistic": c["statistic"],
-            "same_statistic": c["statistic"] == before, "aggregate": _fmt(c.get("aggregate", {})),
+            "same_statistic": c["statistic"] == before, "aggregate": statistics(c.get("aggregate", {})),
             "per_seed": [(k, _fmt(v)) for k, v in (c.get("per_seed") or {}).items()], "note": c.get("note"),
             "verdict": verdict(c), "css": _css_of(c)}
 
@@ -234,7 +235,7 @@ def claim_rows(doc: dict) -> list[str]:
     """One Markdown row per claim of a claims.json document: `claim | aggregate | verdict |` (a measurement
     of our own is marked as such)."""
     mark = lambda c: " *(measurement)*" if c.get("kind") == "measurement" else ""  # noqa: E731
-    return [f"{md_cell(c['text'])}{mark(c)} | {md_cell(_fmt(c.get('aggregate', {})).replace('|', '/'))} | "
+    return [f"{md_cell(c['text'])}{mark(c)} | {md_cell(statistics(c.get('aggregate', {})).replace('|', '/'))} | "
             f"{md_cell(verdict(c))} |" for c in doc["claims"]]
 
 

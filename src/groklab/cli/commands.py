@@ -228,6 +228,13 @@ def cmd_archive(args) -> int:
     return 0
 
 
+def cmd_cite(args) -> int:
+    from groklab.experiments.citations import citations
+
+    print("\n".join(citations(args.study)))
+    return 0
+
+
 def cmd_report(args) -> int:
     from groklab.report import markdown, write_report
 

@@ -22,6 +22,8 @@ EXAMPLES = {
     "plan": ["groklab plan investigation/all --profile paper --device cuda",
              "groklab plan beyond/all --profile paper --from results/beyond-paper --device cuda"],
     "report": ["groklab report runs/repro", "groklab report results/embedding-paper --markdown"],
+    "cite": ["groklab cite results/embedding-paper/fig6",
+             "groklab cite results/embedding-paper/fig6/adam_lr_faster_mul"],
     "archive": ["groklab archive runs/repro results/embedding-quick",
                 "groklab archive runs/paper results/embedding-paper --replace"],
 }
@@ -148,6 +150,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
     rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
+    ct = _sub(sub, "cite", c.cmd_cite, "a study's verdicts as citable lines, with BibTeX for groklab and the paper")
+    ct.add_argument("study", help="a judged study (ARCHIVE/STUDY or a reproduce --out's study), or STUDY/CLAIM")
     a = _sub(sub, "archive", c.cmd_archive, "keep a reproduction's evidence: groklab archive TREE results/NAME",
              "Write the results archive of a reproduction's run tree: each study's manifest, claims and figures, "
              "and per run the resolved config, every metric row, the summary and the measured arrays (no "

@@ -45,3 +45,35 @@ def resolve(target: str) -> list:
     if fig not in figs:
         raise ConfigError("experiment", target, f"allowed: {', '.join(f'{paper}/{f}' for f in [*figs, 'all'])}")
     return [figs[fig]]
+
+
+# The papers, as a citation names them: groklab's short id (used in every verdict line), title, authors (as the
+# paper prints them; 004's and 003's extracted texts lost them: their arXiv pages name them), year, arXiv id.
+REFERENCES = {
+    "embedding": {"id": "000", "key": "alquabeh2025embedding", "type": "article",
+                  "title": "Mechanistic Insights into Grokking from the Embedding Layer",
+                  "author": "AlQuabeh, Hilal and Bojkovi{\\'c}, Velibor and Nwadike, Munachiso and Inui, Kentaro",
+                  "year": 2025, "eprint": "2505.15624"},
+    "beyond": {"id": "004", "key": "beyond2025grokking", "type": "article",
+               "title": "Beyond Progress Measures: Theoretical Insights into the Mechanism of Grokking",
+               "author": None, "year": 2025, "eprint": "2504.03162",
+               "url": "https://github.com/Qihuai27/Grokking-Insight"},
+    "investigation": {"id": "002", "key": "lou2024investigation", "type": "misc",
+                      "title": "An Investigation Report of the Grokking Phenomenon",
+                      "author": "Lou, Junhe and Wang, Siqiang and Yang, Xinye", "year": 2024, "eprint": None,
+                      "note": "course report",
+                      "url": "https://github.com/stevenWang0825/Mathematics-of-ML-Final-24Fall"},
+}
+
+
+def bibtex(ref: dict) -> str:
+    """A BibTeX entry; fields a reference lacks are left out (an arXiv id as eprint, archivePrefix arXiv)."""
+    fields = [("title", "{" + ref["title"] + "}"), ("author", ref.get("author")), ("year", ref.get("year"))]
+    if ref.get("eprint"):
+        fields += [("eprint", ref["eprint"]), ("archivePrefix", "arXiv")]
+    if ref.get("url"):
+        fields.append(("url", ref["url"]))
+    if ref.get("note"):
+        fields.append(("note", ref["note"]))
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v is not None)
+    return f"@{ref['type']}{{{ref['key']},\n{body}\n}}"

@@ -32,11 +32,14 @@ def quotes(package: str) -> dict:
 
 def cite(package: str, doc: dict) -> dict:
     """claims.json content with each claim's `kind`, `quote`, `where` and `thresholds` filled from quotes.yaml
-    (kind 'paper' and no quote when the file does not name the claim yet)."""
+    (kind 'paper' and no quote when the file does not name the claim yet), and the paper's short id as `source`
+    (what every verdict line cites: store/citation.py)."""
+    from groklab.experiments.papers import REFERENCES
+
     table = quotes(package).get(doc["figure"], {})
     claims = []
     for c in doc["claims"]:
         q = table.get(c["id"], {})
         claims.append({**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
                        "thresholds": q.get("thresholds", {})})
-    return {**doc, "claims": claims}
+    return {**doc, "source": REFERENCES[package]["id"], "claims": claims}

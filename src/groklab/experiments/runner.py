@@ -33,8 +33,8 @@ from groklab.store import (
     write_partial,
 )
 from groklab.store.archive import unpack
+from groklab.store.citation import line
 from groklab.store.run import differences
-from groklab.store.schema import verdict_words
 from groklab.sweep import Run, SweepBar, plan, run_units
 from groklab.sweep.cost import margin, run_seconds
 
@@ -129,10 +129,8 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
         write_partial(root, doc)
     else:
         write_claims(root, doc)
-    for c in doc["claims"]:
-        verdict = verdict_words(c["holds"], c.get("reason") or "", c.get("depends_on") or ())
-        kind = "" if c["kind"] == "paper" else " (measurement)"
-        echo(f"  [{verdict}] {c['id']}{kind}: {c['text']}  ({_agg(c['aggregate'])})")
+    for c in doc["claims"]:  # the citable line (store/citation.py), as the report and `groklab cite` print it
+        echo(f"  {line(c, doc.get('source'))}")
     return doc
 
 
@@ -230,7 +228,3 @@ def _sessions(root: Path) -> list[dict]:
         return list(read_manifest(root).get("sessions", []))
     except ConfigError:
         return []
-
-
-def _agg(aggregate: dict) -> str:
-    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in aggregate.items())

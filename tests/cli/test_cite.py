@@ -1,0 +1,38 @@
+"""groklab cite: a study's verdicts as citable lines with BibTeX; a claim alone; one-line errors."""
+import re
+from pathlib import Path
+
+from conftest import answers_in_one_line
+from groklab.cli import main
+
+FIG6 = Path(__file__).resolve().parents[2] / "results" / "embedding-paper" / "fig6"
+
+
+def test_cite_prints_every_verdict_then_bibtex(capsys):
+    assert main(["cite", str(FIG6)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    verdicts = [x for x in lines if " | 000 " in x]
+    assert len(verdicts) == 10 and all(x.split(" | ")[0] in ("holds", "does not hold", "holds (measurement)")
+                                       or x.startswith("inconclusive") for x in verdicts)
+    assert not any("(measurement)" in a and "(measurement)" not in b for a, b in zip(verdicts, verdicts[1:]))
+    assert "@software{groklab," in out and "note = {commit " in out
+    assert "@article{alquabeh2025embedding," in out and "eprint = {2505.15624}" in out
+    assert not re.search(r"\d\.\d{8,}", out)
+
+
+def test_cite_one_claim_and_its_misspelling(capsys):
+    assert main(["cite", str(FIG6 / "adam_lr_faster_mul")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("holds | 000 §5.2, Fig. 6 | Adam-LR (c = 10) groks mul faster than Adam. | mul: P(")
+    assert answers_in_one_line(["cite", str(FIG6 / "adam_lr_faster_mull")], capsys) == 2
+    assert main(["cite", str(FIG6 / "adam_lr_faster_mull")]) == 2
+    assert "did you mean adam_lr_faster_mul?" in capsys.readouterr().err
+
+
+def test_cite_refuses_a_whole_archive_and_a_folder_without_verdicts(tmp_path, capsys):
+    assert answers_in_one_line(["cite", str(FIG6.parent)], capsys) == 2
+    assert main(["cite", str(FIG6.parent)]) == 2
+    assert "cite one study of it: adaptive" in capsys.readouterr().err
+    assert answers_in_one_line(["cite", str(tmp_path)], capsys) == 2
+    assert not list(tmp_path.iterdir())  # nothing written
