@@ -11,6 +11,7 @@ from groklab.experiments.papers import PAPERS, REFERENCES, bibtex
 from groklab.store import read_claims, read_manifest
 from groklab.store.archive import is_archive, read_index
 from groklab.store.citation import line
+from groklab.store.tree import judged
 
 TITLE = "groklab: a reproducible laboratory for grokking and embedding-layer dynamics"
 
@@ -18,12 +19,12 @@ TITLE = "groklab: a reproducible laboratory for grokking and embedding-layer dyn
 def locate(path: str | Path) -> tuple[Path, str | None]:
     """(the study folder holding claims.json, the claim id asked for or None); one-line errors otherwise."""
     p = Path(path)
-    if (p / "claims.json").is_file():
+    if judged(p):
         return p, None
-    if (p.parent / "claims.json").is_file():
+    if judged(p.parent):
         return p.parent, p.name
-    if p.is_dir() and any((p / d / "claims.json").is_file() for d in _subdirs(p)):
-        studies = ", ".join(sorted(d for d in _subdirs(p) if (p / d / "claims.json").is_file())[:12])
+    if p.is_dir() and any(judged(p / d) for d in _subdirs(p)):
+        studies = ", ".join(sorted(d for d in _subdirs(p) if judged(p / d))[:12])
         raise ConfigError("path", str(p), f"is a tree or archive; cite one study of it: {studies}")
     raise ConfigError("path", str(p), "holds no judged study (claims.json): give ARCHIVE/STUDY or ARCHIVE/STUDY/CLAIM")
 

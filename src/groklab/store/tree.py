@@ -113,6 +113,11 @@ def write_claims(folder: Path, doc: dict) -> None:
     write_json(Path(folder) / CLAIMS, doc)
 
 
+def judged(folder: Path) -> bool:
+    """Whether a figure directory holds its verdicts (claims.json)."""
+    return (Path(folder) / CLAIMS).is_file()
+
+
 def read_claims(folder: Path) -> Optional[dict]:
     """claims.json of a figure directory, or None when it has not been analysed yet."""
     f = Path(folder) / CLAIMS
