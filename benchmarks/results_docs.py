@@ -10,10 +10,13 @@ around it is not:
     <!-- assumptions results/embedding-paper -->
     | study | setting | ours | why | also run with |   (every study's `assumptions` in claims.json)
     <!-- /assumptions -->
+    <!-- study results/embedding-paper fig6 -->3 of 5 paper claims hold, ...<!-- /study -->   (one study's count)
+    <!-- cite results/embedding-paper/fig6/adam_lr_faster_mul -->holds | 000 ...<!-- /cite -->   (its line)
 
     python benchmarks/results_docs.py --write docs/results.md   # regenerate every block
     python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
-tests/test_results.py runs the check, so a number typed by hand into a verdict table fails the suite.
+    python benchmarks/results_docs.py --write README.md          # the README's tutorial numbers
+tests/test_results.py runs the check on both, so a number typed by hand into a verdict table fails the suite.
 """
 from __future__ import annotations
 
@@ -26,6 +29,22 @@ ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = re.compile(r"(<!-- verdicts (\S+) (\S+) -->\n)(.*?)(<!-- /verdicts -->)", re.S)
 HEADLINE = re.compile(r"(<!-- headline (\S+) -->)(.*?)(<!-- /headline -->)", re.S)
 ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions -->)", re.S)
+STUDY = re.compile(r"(<!-- study (\S+) (\S+) -->)(.*?)(<!-- /study -->)", re.S)
+CITE = re.compile(r"(<!-- cite (\S+) -->)(.*?)(<!-- /cite -->)", re.S)
+
+
+def study_count(archive: str, study: str) -> str:
+    """One study's headline, as `reproduce` prints it last: 'N of M paper claims hold, ...'."""
+    from groklab.report import headline as study_headline
+
+    return study_headline(_claims(archive, study)["claims"])
+
+
+def cite_line(path: str) -> str:
+    """The line `groklab cite ARCHIVE/STUDY/CLAIM` prints for one claim."""
+    from groklab.experiments.citations import citations
+
+    return citations(ROOT / path)[0]
 
 
 def _claims(archive: str, study: str) -> dict:
@@ -100,6 +119,8 @@ def fill(text: str) -> str:
 
     text = VERDICTS.sub(lambda m: m[1] + claims_markdown(_claims(m[2], m[3])) + "\n" + m[5], text)
     text = ASSUMPTIONS.sub(lambda m: m[1] + assumptions(m[2]) + "\n" + m[4], text)
+    text = STUDY.sub(lambda m: m[1] + study_count(m[2], m[3]) + m[5], text)
+    text = CITE.sub(lambda m: m[1] + cite_line(m[2]) + m[4], text)
     return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
 
 
@@ -124,6 +145,8 @@ def main() -> int:
     drift += [m[2] for m, n in zip(HEADLINE.finditer(text), HEADLINE.finditer(new)) if m[0] != n[0]]
     drift += [f"{m[2]} assumptions" for m, n in zip(ASSUMPTIONS.finditer(text), ASSUMPTIONS.finditer(new))
               if m[0] != n[0]]
+    drift += [f"{m[2]} {m[3]}" for m, n in zip(STUDY.finditer(text), STUDY.finditer(new)) if m[0] != n[0]]
+    drift += [m[2] for m, n in zip(CITE.finditer(text), CITE.finditer(new)) if m[0] != n[0]]
     for d in drift:
         print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
     return 1 if drift else 0

@@ -1,6 +1,7 @@
 """The results archives in results/: each readable with its manifest, all under 50 MB, docs/results.md's
 generated tables equal to them, and one small study re-judged from its archive to the archived verdicts."""
 import json
+import re
 import runpy
 from pathlib import Path
 
@@ -35,6 +36,17 @@ def test_docs_results_tables_are_generated_from_the_archives():
     text = (ROOT / "docs" / "results.md").read_text()
     assert DOCS["VERDICTS"].search(text), "docs/results.md has no generated verdict table"
     assert DOCS["fill"](text) == text, "run: python benchmarks/results_docs.py --write docs/results.md"
+
+
+def test_the_readme_is_a_guide_whose_numbers_come_from_the_archives():
+    """At most 250 lines; its headlines, the tutorial's study count and its cited line are generated blocks."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 250
+    for block in ("HEADLINE", "STUDY", "CITE"):
+        assert DOCS[block].search(text), f"the README lost its generated {block.lower()} block"
+    assert DOCS["fill"](text) == text, "run: python benchmarks/results_docs.py --write README.md"
+    for page in re.findall(r"\]\(((?:docs/|results/)[^)#]+|CHANGELOG.md)\)", text):  # every link resolves
+        assert (ROOT / page).is_file(), page
 
 
 def _smallest_study():

@@ -9,9 +9,11 @@ from __future__ import annotations
 import importlib
 
 __version__ = "0.2.0"
-__all__ = ["Config", "ConfigError", "RunResult", "load_runs", "make_config", "reproduce", "train", "__version__"]
+__all__ = ["Config", "ConfigError", "RunResult", "load_model", "load_runs", "load_summaries", "make_config",
+           "reproduce", "train", "__version__"]
 _HOME = {"Config": "groklab.config", "make_config": "groklab.config", "RunResult": "groklab.engine",
-         "train": "groklab.engine", "ConfigError": "groklab.errors", "load_runs": "groklab.store"}
+         "train": "groklab.engine", "ConfigError": "groklab.errors", "load_runs": "groklab.store",
+         "load_summaries": "groklab.store", "load_model": "groklab.engine.posthoc"}
 
 
 def __getattr__(name: str):

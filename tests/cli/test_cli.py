@@ -89,3 +89,34 @@ def test_a_reader_that_stops_reading_is_not_an_error(tmp_path):
     cmd = f"{sys.executable} -m groklab summarize {arch} | head -1"
     out = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
     assert out.stdout.startswith("point") and "Broken pipe" not in out.stderr and out.returncode == 0, out.stderr
+
+
+def test_print_config_shows_every_resolved_default_and_trains_nothing(tmp_path, capsys):
+    import yaml
+
+    assert main(["train", "task=mul", "p=31", "optim.c=10", "--print-config", "--out", str(tmp_path / "r")]) == 0
+    cfg = yaml.safe_load(capsys.readouterr().out)
+    assert cfg["p"] == 31 and cfg["optim"]["c"] == 10 and cfg["optim"]["lr"] == make_config([]).optim.lr
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_sweep_from_the_command_line(tmp_path, capsys):
+    """-m KEY=V1,V2 axes with --set and --seeds: the same sweep a file would give, its file kept in the tree."""
+    out = tmp_path / "wd"
+    args = ["sweep", "-m", "optim.weight_decay=0,0.5", "-m", "optim.betas=[0.9,0.98],[0.9,0.999]", "--set",
+            "p=11", "--set", "task=add", "--set", "model.d_emb=8", "--set", "model.d_hidden=16", "--set", "steps=10",
+            "--set", "eval.every=5", "--set", "bar=false", "--seeds", "2", "--out", str(out), "--quiet", "--json"]
+    assert main(args) == 0
+    tally = json.loads(capsys.readouterr().out)
+    assert tally["runs"] == 8 and tally["ran"] == 8
+    from groklab import load_summaries
+
+    df = load_summaries(out)
+    assert sorted(df["optim.weight_decay"].unique()) == [0.0, 0.5] and df.attrs["shared"]["p"] == 11
+    assert len({str(b) for b in df["optim.betas"]}) == 2
+    assert main(args) == 0  # again: every run already finished
+    assert json.loads(capsys.readouterr().out)["skipped"] == 8
+    for bad in (["sweep", "--out", str(tmp_path / "x")], ["sweep", "-m", "optim.lr", "--out", str(tmp_path / "x")],
+                ["sweep", "-m", "optim.lr=abc", "--out", str(tmp_path / "x")]):
+        assert main(bad) == 2
+    assert not (tmp_path / "x").exists()

@@ -12,6 +12,7 @@ from groklab.engine import threads
     ({}, "cpus"), ({"GROKLAB_JOBS": "2"}, "half"), ({"GROKLAB_THREADS": "3"}, 3),
     ({"GROKLAB_THREADS": "torch"}, None), ({"OMP_NUM_THREADS": "1"}, None)])
 def test_threads_follow_usable_cpus_and_jobs(monkeypatch, env, expected):
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle machine
     for k in ("GROKLAB_THREADS", "GROKLAB_JOBS", "OMP_NUM_THREADS"):
         monkeypatch.delenv(k, raising=False)
     for k, v in env.items():
@@ -27,25 +28,31 @@ def test_bad_threads_is_one_line(capsys, tmp_path):
     assert rc == 2 and err == "groklab: error: threads='0': must be an integer >= 1 or 'torch'"
 
 
-def test_busy_cpus_are_named_once_when_threads_were_not_chosen(monkeypatch, capsys):
-    from groklab.engine import threads
+def test_the_work_and_the_free_cores_choose_the_threads(monkeypatch):
+    """A step too small to split runs on one thread; a large one on the cores the load average leaves free; a
+    count the user fixed is kept whatever the load."""
+    monkeypatch.setattr(threads, "usable_cpus", lambda: 4)
+    for k in ("GROKLAB_THREADS", "GROKLAB_JOBS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(k, raising=False)
+    load = [0.1]
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    big, small = 10 * threads.SMALL_STEP, threads.SMALL_STEP / 10
+    assert threads.choose_threads(big) == 4 and threads.choose_threads(small) == 1
+    load[0] = 2.2  # two of four cores busy elsewhere
+    assert threads.choose_threads(big) == 2 and threads.free_cpus() == 2
+    load[0] = 9.0
+    assert threads.choose_threads(big) == 1
+    with threads.thread_policy("3"):
+        assert threads.choose_threads(big) == 3 and threads.choose_threads(small) == 3
 
-    monkeypatch.setattr(threads, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(threads, "_noted", [])
-    monkeypatch.delenv("GROKLAB_THREADS", raising=False)
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(threads.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+
+def test_a_tiny_run_records_one_thread_and_its_bar_says_so(tmp_path, capsys):
+    from groklab import make_config, train
+
     before = torch.get_num_threads()
     try:
-        threads.set_threads()
-        assert "busy" not in capsys.readouterr().err  # an idle machine: nothing to say
-        monkeypatch.setattr(threads.os, "getloadavg", lambda: (2.1, 2.0, 2.0))
-        threads.set_threads()
-        threads.set_threads()
-        assert capsys.readouterr().err.count("the CPUs are busy (load 2.1 on 2 cores)") == 1  # once per process
-        monkeypatch.setattr(threads, "_noted", [])
-        with threads.thread_policy("2"):  # the user chose the threads: their call
-            threads.set_threads()
-        assert "busy" not in capsys.readouterr().err
+        res = train(make_config(tiny(bar="true")), out=tmp_path / "r")
     finally:
         torch.set_num_threads(before)
+    assert res.summary["threads"] == 1
+    assert "(1 thr)" in capsys.readouterr().err

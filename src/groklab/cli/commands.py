@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,6 +35,11 @@ def cmd_train(args) -> int:
         result = train(resume=args.resume, steps=steps)
     else:
         cfg = make_config(args.overrides, file=args.config)
+        if args.print_config:  # what would run, every default resolved; nothing trained, nothing written
+            from groklab.config.yaml12 import dump
+
+            print(dump(cfg.to_dict()), end="")
+            return 0
         result = train(cfg, out=args.out or _default_out(cfg))
     s = result.summary
     print(json.dumps({"out": str(result.path), **{k: s[k] for k in (
@@ -77,6 +83,42 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _sweep_text(args) -> str:
+    """The sweep file's text: FILE's, or one made from -m KEY=V1,V2 axes, --set KEY=VALUE and --seeds."""
+    import yaml
+
+    from groklab.config import parse_override
+
+    if bool(args.file) == bool(args.multirun):
+        raise ConfigError("sweep", args.file or "-m", "give a sweep FILE or -m KEY=V1,V2 axes (not both)")
+    if args.file:
+        if args.set or args.seeds is not None:
+            raise ConfigError("sweep", args.file, "--set and --seeds go with -m; a FILE has base: and seeds:")
+        return Path(args.file).read_text()
+    grid = {}
+    for axis in args.multirun:
+        key, _, values = axis.partition("=")
+        if not values:
+            raise ConfigError("multirun", axis, "must be KEY=V1,V2,..., e.g. optim.weight_decay=0,0.1,1")
+        grid[key] = [parse_override(f"{key}={v}")[1] for v in _top_level(values)]
+    base = dict(parse_override(text) for text in args.set)
+    seeds = 1 if args.seeds is None else args.seeds
+    return yaml.safe_dump({"base": base, "grid": grid, "seeds": seeds}, sort_keys=False)
+
+
+def _top_level(values: str) -> list[str]:
+    """'0,0.1,[0.9,0.98]' -> ['0', '0.1', '[0.9,0.98]']: commas inside brackets belong to a value."""
+    out, depth, cur = [], 0, ""
+    for ch in values:
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
 def cmd_sweep(args) -> int:
     from groklab.engine.setup import preflight
     from groklab.store import check_out, make_out, write_sweep_file
@@ -89,11 +131,16 @@ def cmd_sweep(args) -> int:
         if value is not None and value < 1:
             raise ConfigError(name, value, "must be an integer >= 1")
     out = check_out(args.out)  # new, empty or groklab's own: a folder of the user's files is refused
-    sweep = load_sweep(args.file)
+    text = _sweep_text(args)
+    with tempfile.TemporaryDirectory() as tmp:  # -m: the same file, written aside until it is valid
+        file = Path(args.file) if args.file else Path(tmp) / "axes.yaml"
+        if not args.file:
+            file.write_text(text)
+        sweep = load_sweep(file)
     runs = expand(sweep, out)  # every config validated before anything is written
     preflight([r.cfg for r in runs])  # and every point built as far as it can be without training
     units, done, busy = plan(runs, args.packing, args.members)
-    write_sweep_file(make_out(out), Path(args.file).read_text())
+    write_sweep_file(make_out(out), text)
     print(f"groklab sweep: {len(runs)} runs ({len(done)} finished, {len(busy)} being written by another "
           f"process, {sum(map(len, units))} to run in {len(units)} population(s)) -> {out}", file=sys.stderr)
     bar = SweepBar(len(runs), len(done) + len(busy), show=not args.quiet)

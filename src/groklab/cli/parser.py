@@ -12,7 +12,7 @@ EXAMPLES = {
                 "groklab measure runs/m --what hessian,landscape measures.hessian.k=5"],
     "demo": ["groklab demo", "groklab demo --p 31 --seeds 1 --out runs/demo31"],
     "sweep": ["groklab sweep grid.yaml --out runs/g",
-              "groklab sweep grid.yaml --out runs/g --executor process --workers 2"],
+              "groklab sweep -m optim.weight_decay=0,0.1,1 --set p=47 --seeds 3 --out runs/wd"],
     "summarize": ["groklab summarize runs/g", "groklab summarize runs/g --csv g.csv"],
     "check": ["groklab check runs/g", "groklab check runs/mul-c10"],
     "numberline": ["groklab numberline --model ~/models/gpt2 --numbers log:1:1e6:200 --out runs/nl",
@@ -62,6 +62,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     t.add_argument("--config", help="YAML config file, applied before the overrides")
     t.add_argument("--out", help="run directory to create (default: runs/<task>-p<p>-<model>-...)")
     t.add_argument("--resume", metavar="DIR", help="continue the run in DIR (optionally steps=N)")
+    t.add_argument("--print-config", action="store_true", help="print the resolved config as YAML and exit")
     _run_options(t)
     ms = _sub(sub, "measure", c.cmd_measure, "measure a saved checkpoint: groklab measure RUN --at STEP",
               "Compute measures on a run's checkpoint; writes RUN/posthoc/step_<N>.json/.npz.")
@@ -83,7 +84,12 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     w = _sub(sub, "sweep", c.cmd_sweep, "run a grid of configs over seeds: groklab sweep grid.yaml --out runs/g",
              "Expand a sweep file and run it: finished runs are skipped, unfinished ones resumed, runs that "
              "another process is writing are left to it.")
-    w.add_argument("file", help="sweep YAML: config, base, grid, seeds, seed_keys")
+    w.add_argument("file", nargs="?", help="sweep YAML: config, base, grid, seeds, seed_keys (or -m instead)")
+    w.add_argument("-m", "--multirun", action="append", metavar="KEY=V1,V2", help="a grid axis from the command "
+                   "line, e.g. -m optim.weight_decay=0,0.1,1 (repeat for more axes; instead of FILE)")
+    w.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="with -m: a setting every run "
+                   "shares, e.g. --set p=47")
+    w.add_argument("--seeds", type=int, help="with -m: seeds per grid point (default 1)")
     w.add_argument("--out", required=True, help="directory for the sweep's runs")
     w.add_argument("--executor", default="inprocess", help="inprocess (default), process or ray")
     w.add_argument("--workers", type=int, help="process pool size (default: CPU count)")

@@ -17,16 +17,22 @@ from groklab.config.arguments import path_arg
 from groklab.engine.record import RunRecord, RunResult
 from groklab.engine.setup import build
 from groklab.engine.step import SoloStep, StackedStep, Stepper
-from groklab.engine.threads import set_threads
+from groklab.engine.threads import set_threads, step_flops
 from groklab.errors import ConfigError
 from groklab.store import RunStore, is_run
 
+EXIST_OK = (False, "resume", "skip")
+
 
 def train(config: Config | dict | None = None, out: str | Path | None = None,
-          resume: str | Path | None = None, steps: Optional[int] = None) -> RunResult:
+          resume: str | Path | None = None, steps: Optional[int] = None, exist_ok: bool | str = False) -> RunResult:
     """Train one run. `out`: write a run directory; `resume`: continue the run in that directory
-    (optionally to a new `steps`). Everything is validated and built before anything is written."""
+    (optionally to a new `steps`). Everything is validated and built before anything is written.
+    `exist_ok` says what a run already in `out` means: False, an error; "resume", continue it if unfinished and
+    return it if finished (its config must be this one); "skip", return it if finished, train nothing."""
     out, resume = path_arg(out, "out", optional=True), path_arg(resume, "resume", optional=True)
+    if not (exist_ok is False or isinstance(exist_ok, str) and exist_ok in EXIST_OK):
+        raise ConfigError("exist_ok", repr(exist_ok)[:40], "allowed: False, 'resume', 'skip'")
     if config is not None and not isinstance(config, (Config, dict)):
         raise ConfigError("config", repr(config)[:60], "must be a Config (make_config([...])) or a dict")
     if resume is not None:
@@ -37,7 +43,9 @@ def train(config: Config | dict | None = None, out: str | Path | None = None,
     cfg = config if isinstance(config, Config) else validate(dict(config or {}))
     if steps is not None:  # validated like any setting (model_copy would take steps=-5 as it is)
         cfg = make_config(base=cfg.model_dump(), overrides=[f"steps={steps}"])
-    return train_members([cfg], [out], mode="new")[0]
+    if exist_ok == "skip" and out is not None and is_run(out) and not RunStore(out).finished:
+        raise ConfigError("out", str(out), "holds an unfinished run: exist_ok='resume' continues it")
+    return train_members([cfg], [out], mode="auto" if exist_ok and out is not None else "new")[0]
 
 
 def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", stacked: bool = False) -> list[RunResult]:
@@ -46,8 +54,9 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
     records = [RunRecord(c, o, mode) for c, o in zip(cfgs, outs)]
     todo = [r for r in records if r.done is None]
     if todo:
-        threads = set_threads()
         exps = [build(r.cfg) for r in todo]
+        rows = [len(e.y_train) if e.cfg.sampler == "full" else min(e.cfg.batch_size, len(e.y_train)) for e in exps]
+        threads = set_threads(sum(step_flops(e.model, n) for e, n in zip(exps, rows)))
         if stacked:
             starts = sorted({r.start for r in todo})
             if len(starts) > 1:
@@ -102,6 +111,7 @@ def run(stepper: Stepper, records: list[RunRecord]) -> None:
     step, t0 = records[0].start, time.perf_counter()
     cfg0 = records[0].cfg
     desc = f"{cfg0.task.expr or cfg0.task.name} {cfg0.model.name}" + (f" x{len(records)}" if len(records) > 1 else "")
+    desc += f" ({records[0].info.get('threads', torch.get_num_threads())} thr)"  # why a run is slow: its threads
     bar = progress_bar(any(r.cfg.bar for r in records), total=max(r.cfg.steps for r in records),
                        initial=step, unit="step", dynamic_ncols=True, desc=desc)
     try:

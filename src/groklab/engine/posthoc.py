@@ -1,4 +1,5 @@
-"""Measures after the fact: a run's model at a kept checkpoint, measured (`groklab measure RUN --at STEP`)."""
+"""After the fact: a run's model at a kept checkpoint, loaded (`groklab.load_model`) or measured (`groklab measure
+RUN --at STEP`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +10,18 @@ from groklab.engine.setup import build
 from groklab.errors import ConfigError
 from groklab.measures import MEASURES, run_measures
 from groklab.store import RunStore
+
+
+def load_model(run: str | Path, step: Optional[int] = None):
+    """The trained model of a run directory, in eval mode: rebuilt from its config.yaml and loaded from its latest
+    checkpoint (or the kept one at `step`; 0: the initial model, rebuilt from the seed), weights only. Its task
+    (inputs, labels, split) is `model.task`."""
+    store = RunStore.open(run)
+    exp = build(make_config(base=store.config()))
+    if step != 0 or 0 in store.kept_steps():
+        exp.model.load_state_dict(_checkpoint(store, step)["model"])
+    exp.model.task = exp.task
+    return exp.model.eval()
 
 
 def measure_checkpoint(run: str | Path, step: Optional[int] = None, names: Sequence[str] = MEASURES,

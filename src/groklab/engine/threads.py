@@ -3,8 +3,11 @@
 Left to torch, every process takes one thread per core, and OpenMP threads spin while they wait. Two such
 processes on 2 cores ran 34x slower than one thread each (measured: benchmarks/bench_threads.py). groklab
 sets threads = usable CPUs // jobs, where jobs is what a sweep or `reproduce` runs at once (handed to its
-workers), and the CLI asks OpenMP to wait passively (OMP_WAIT_POLICY=PASSIVE, unless set). `--threads N`
-(thread_policy; or GROKLAB_THREADS=N) fixes the count; 'torch' keeps torch's own choice.
+workers), and the CLI asks OpenMP to wait passively (OMP_WAIT_POLICY=PASSIVE, unless set). Within that, the
+work decides: a run whose training step is too small to split (SMALL_STEP FLOPs) takes one thread, and a run
+takes no more threads than the cores other processes leave free (the 1-minute load average): a p = 23 run beside
+one busy process made 6.7 steps/s on 2 threads and 101 on one. `--threads N` (thread_policy; or
+GROKLAB_THREADS=N) fixes the count; 'torch' keeps torch's own choice.
 """
 from __future__ import annotations
 
@@ -61,8 +64,23 @@ def current_policy() -> tuple[str | None, int | None]:
     return _fixed.get(), _jobs.get()
 
 
-def choose_threads() -> int | None:
-    """The thread count for this process's runs; None: leave torch's."""
+# FLOPs of one training step (forward and backward) below which a second thread costs more than it gains. On 2
+# cores (benchmarks/results/threads_sizes_cpu.json): one thread 3.0x faster at 1.6e7, 1.4x at 1.2e8; two threads
+# 1.4x faster at 9e8 (p = 47 and 000's paper MLP)
+SMALL_STEP = 3e8
+
+
+def free_cpus() -> int:
+    """Cores the other processes leave free: usable CPUs minus the 1-minute load average (at least one)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return usable_cpus()
+    return max(1, min(usable_cpus(), int(usable_cpus() - load + 0.5)))
+
+
+def choose_threads(work: float | None = None) -> int | None:
+    """The thread count for this process's runs; None: leave torch's. `work`: FLOPs of one training step."""
     fixed = (_fixed.get() or os.environ.get(THREADS_ENV, "")).strip()
     if fixed == "torch":
         return None
@@ -71,33 +89,20 @@ def choose_threads() -> int | None:
     if os.environ.get("OMP_NUM_THREADS"):  # the user's own choice, which torch already follows
         return None
     jobs = _jobs.get() or (_positive(JOBS_ENV, os.environ[JOBS_ENV]) if os.environ.get(JOBS_ENV) else 1)
-    return max(1, usable_cpus() // jobs)
+    if work is not None and work < SMALL_STEP:
+        return 1
+    return max(1, min(usable_cpus() // jobs, free_cpus()))
 
 
-def set_threads() -> int:
-    """Apply `choose_threads()` to torch; returns the count in use (recorded in each run's summary)."""
-    n = choose_threads()
+def set_threads(work: float | None = None) -> int:
+    """Apply `choose_threads(work)` to torch; returns the count in use (recorded in each run's summary and shown
+    on its progress bar)."""
+    n = choose_threads(work)
     if n is not None and n != torch.get_num_threads():
         torch.set_num_threads(n)
-    if n is not None and n > 1 and not (_fixed.get() or os.environ.get(THREADS_ENV, "").strip()):
-        _busy_note(n)
     return torch.get_num_threads()
 
 
-_noted: list = []  # the busy-CPU note, once per process
-
-
-def _busy_note(n: int) -> None:
-    """Say so when other processes already keep the CPUs busy: a run of n threads then waits on them at every
-    step (a p = 23 run beside one busy process: 6.7 steps/s with 2 threads, 101 with one)."""
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return
-    cpus = usable_cpus()
-    if load >= cpus - 0.5 and not _noted:
-        from groklab.errors import notice
-
-        _noted.append(load)
-        notice(f"the CPUs are busy (load {load:.1f} on {cpus} cores): a run on {n} threads waits on the other "
-               f"processes; --threads 1 (GROKLAB_THREADS=1) is often many times faster")
+def step_flops(model, rows: int) -> float:
+    """About the FLOPs of one training step: 6 per parameter per row (forward 2, backward 4)."""
+    return 6.0 * rows * sum(t.numel() for t in model.parameters())
