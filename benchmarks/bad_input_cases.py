@@ -301,6 +301,16 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("check-ckpt-no-tracker", ["check", "{run}"], "run:ckpt-no-tracker", 1, []),
     ("report-markdown-damaged-archive", ["report", "{tmp}/archive", "--markdown"], "archive:claims-trunc", 2, []),
     ("reproduce-div-composite", ["reproduce", "embedding/fig6", "p=10", "--out", "{tmp}/r"], "", 2, ["{tmp}/r"]),
+    ("cite-missing", ["cite", "{tmp}/nope"], "", 2, []),
+    ("cite-a-tree-of-runs", ["cite", "{tmp}/tree"], "tree", 2, []),
+    ("cite-an-empty-dir", ["cite", "{tmp}/empty"], "empty", 2, []),
+    ("sweep-m-without-values", ["sweep", "-m", "optim.lr", "--out", "{tmp}/s"], "", 2, ["{tmp}/s"]),
+    ("sweep-m-bad-value", ["sweep", "-m", "optim.lr=abc,0.1", "--out", "{tmp}/s"], "", 2, ["{tmp}/s"]),
+    ("sweep-file-and-m", ["sweep", "{tmp}/grid.yaml", "-m", "optim.lr=0.1", "--out", "{tmp}/s"], "grid:seeds: 1", 2,
+     ["{tmp}/s"]),
+    ("sweep-m-set-unknown-key", ["sweep", "-m", "optim.lr=0.1", "--set", "optim.lrr=2", "--out", "{tmp}/s"], "", 2,
+     ["{tmp}/s"]),
+    ("train-print-config-bad", ["train", "p=abc", "--print-config"], "", 2, []),
 ]
 # every rule of the config, through train (benchmarks/bad_input_rules.py)
 CASES += [(f"rule-{name}", ["train", *TINY, *ov, "--out", "{tmp}/o"], "", 2, ["{tmp}/o"]) for name, ov in RULES.items()]

@@ -110,7 +110,8 @@ def assumptions(archive: str) -> str:
             gap = (": declared; not trained whole at the archive's seeds" if absent else
                    f", judged at its {min(fewer)} seeds" if fewer else "")
             arm = f"{arm_value(a)} (`{a['arm']}/`{gap})" if a.get("arm") else "–"
-            rows.append(f"| {study} | `{a['field']}` | {a['ours']} | {a['why'].replace('|', '/')} | {arm} |")
+            ours = a.get("in_runs") or a["ours"]  # the value the study's runs used (since 2026-11-28)
+            rows.append(f"| {study} | `{a['field']}` | {ours} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)
 
 

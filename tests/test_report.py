@@ -16,7 +16,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PROBE = """<script>window.addEventListener('load', () => {
   const imgs = [...document.images];
   const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-  const rows = document.querySelectorAll('table.claims tr').length;
+  const rows = document.querySelectorAll('table.claims tr.claim').length;
   document.body.setAttribute('data-probe', ok + '/' + imgs.length + '/' + rows);
 });</script>"""
 
@@ -38,7 +38,10 @@ def test_report_is_self_contained_with_claims_and_health(tree):
     assert page.count("data:image/png;base64,") == 1 and "src=\"fig6" not in page
     assert not re.search(r"(src|href)=['\"](?!data:|#)", page)  # nothing fetched from disk or network
     claims = json.loads((tree / "fig6" / "claims.json").read_text())["claims"]
-    assert page.count("<tr><td><b>") == len(claims) == 10  # 2 Adam-LR variants x (4 tasks + all)
+    assert page.count("<tr class='claim'><td><b>") == len(claims) == 10  # 2 Adam-LR variants x (4 tasks + all)
+    paper, measured = page.index("<h3>The paper&#39;s claims</h3>"), page.index("<h3>Measurements: our own checks")
+    assert paper < measured and page.count("<div class='cite'>") == 10  # in sections of their own; citable lines
+    assert "<div class='cite'>inconclusive" in page and " | 000 " in page
     assert "div/adam/s0" in page and "RuntimeError: out of memory" in page and "failed: 1" in page
     assert "optim.lr=0.01" in page  # the runs' configs
     # the settings the paper leaves unstated, from claims.json (fig6's decay semantics; its arm runs at paper only)
@@ -75,7 +78,7 @@ def test_report_renders_in_headless_chromium(tree, tmp_path):
     assert m, dom[:500]
     loaded, images, claim_rows = map(int, m.groups())
     assert images == 1 and loaded == images  # every figure decoded
-    assert claim_rows == 1 + 10  # header + one row per claim
+    assert claim_rows == 10  # one row per claim, paper claims and measurements in tables of their own
     assert 'id="verdicts"' in dom
 
 
@@ -142,3 +145,14 @@ def test_a_claims_file_of_the_wrong_shape_is_one_line_naming_it(tree, tmp_path, 
     assert main(["report", str(forged)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "claims.json" in err[0] and field in err[0]
+
+
+@pytest.mark.parametrize("tex, text", [(r"we set $c = 10$, guided", "we set c = 10, guided"),
+                                       (r"\mathbf{E} is updated", "E is updated"),
+                                       (r"$\approx 1.4 \times 10^5$", "≈ 1.4 × 10^5"),
+                                       (r"$\frac{\eta_E}{\eta_W} \propto \frac{f_W}{f_E}$", "η_E/η_W ∝ f_W/f_E"),
+                                       (None, None)])
+def test_quotes_show_their_latex_as_text(tex, text):
+    from groklab.report import plain_math
+
+    assert plain_math(tex) == text

@@ -23,11 +23,12 @@ from groklab.store import (
     read_partial,
     read_summary,
 )
-from groklab.store.citation import statistics
+from groklab.store.citation import line, statistics
 from groklab.store.files import begins_with
 from groklab.store.schema import verdict_words
 from groklab.store.tree import inside
 
+ARM = "arm-"  # a sensitivity arm's folder below its study (experiments/assumptions.py)
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>groklab report: "  # how every report begins
 PAGE = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True,
                    keep_trailing_newline=True).get_template("report.html.j2")
@@ -36,7 +37,10 @@ table{border-collapse:collapse;margin:.6em 0;font-size:13px}td,th{border:1px sol
 text-align:left;vertical-align:top}th{background:#f3f3f3}.holds{color:#176b2c;font-weight:600}
 .fails{color:#b3261e;font-weight:600}img{max-width:100%;border:1px solid #eee;margin:.4em 0}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}code{font-size:12px}
-.paper{background:#f4f7fb;border-left:3px solid #7a9cc6;padding:.4em .8em}"""
+.paper{background:#f4f7fb;border-left:3px solid #7a9cc6;padding:.4em .8em}
+.cite{font:11px ui-monospace,monospace;color:#555;margin-top:.3em}figure{margin:.4em 0}figcaption{font-size:12px}
+@media print{body{max-width:none;margin:0;font-size:11px}img{max-width:60%;page-break-inside:avoid}
+tr{page-break-inside:avoid}details.configs{display:none}h2{page-break-before:always}}"""
 
 
 def runs_of(fig_dir: Path) -> dict[str, dict]:
@@ -116,9 +120,27 @@ def _analysed(fig_dir: Path) -> dict | None:
     return read_claims(fig_dir) or read_partial(fig_dir)
 
 
-def _claim(c: dict, before: str | None) -> dict:
-    return {"id": c["id"], "text": c["text"], "measurement": c.get("kind") == "measurement",
-            "quote": c.get("quote"), "where": c.get("where") or "", "statistic": c["statistic"],
+GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "eta": "η", "sigma": "σ", "lambda": "λ", "mu": "μ", "theta": "θ",
+         "propto": "∝", "cdot": "·", "times": "×", "approx": "≈", "sum": "Σ", "leq": "≤", "geq": "≥", "max": "max",
+         "min": "min", "infty": "∞", "ell": "ℓ", "in": "∈", "to": "→"}
+
+
+def plain_math(text: str | None) -> str | None:
+    """A quote's LaTeX as readable text: $c = 10$ -> c = 10, \\frac{a}{b} -> a/b, \\mathbf{E} -> E, \\eta -> η."""
+    if not text:
+        return text
+    t = re.sub(r"\\[()\[\]]|\$", "", text)
+    for _ in range(4):  # innermost groups first: \frac{\sigma_{\max}(E)}{...}
+        t = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", t)
+        t = re.sub(r"\\(?:mathbf|mathrm|mathit|text|operatorname)\{([^{}]*)\}", r"\1", t)
+        t = re.sub(r"_\{([^{}]*)\}", r"_\1", t)
+    t = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m[1], m[1]), t)
+    return re.sub(r"\((\w+)\)/\((\w+)\)", r"\1/\2", t)  # (a)/(b) of single words: a/b
+
+
+def _claim(c: dict, before: str | None, source: str | None = None) -> dict:
+    return {"id": c["id"], "text": c["text"], "measurement": c.get("kind") == "measurement", "line": line(c, source),
+            "quote": plain_math(c.get("quote")), "where": c.get("where") or "", "statistic": c["statistic"],
             "same_statistic": c["statistic"] == before, "aggregate": statistics(c.get("aggregate", {})),
             "per_seed": [(k, _fmt(v)) for k, v in (c.get("per_seed") or {}).items()], "note": c.get("note"),
             "verdict": verdict(c), "css": _css_of(c)}
@@ -144,14 +166,15 @@ def _section(fig_dir: Path) -> dict:
     status = {name: r["status"] for name, r in runs.items()}
     claims, before = [], None
     for c in (doc or {}).get("claims", []):
-        claims.append(_claim(c, before))
+        claims.append(_claim(c, before, (doc or {}).get("source")))
         before = c["statistic"]
-    images = [{"name": img.name, "uri": data_uri(img)} for f in (doc or {}).get("figures", [])
+    images = [{"name": img.name, "uri": data_uri(img), "arm": f.split("/")[0] if f.startswith(ARM) else None}
+              for f in (doc or {}).get("figures", [])
               if (img := inside(fig_dir, f)) is not None and img.suffix == ".png"]
     controls = [{"what": c["what"], "runs": c["runs"], "reach": f"{c['reach']:g}", "ok": c["ok"],
                  "best": ", ".join(f"{r}: {v:.3f}" for r, v in c["best"].items()) or "no run"}
                 for c in (doc or {}).get("controls") or []]
-    assumptions = [{"field": a["field"], "ours": str(a["ours"]), "why": a["why"],
+    assumptions = [{"field": a["field"], "ours": a.get("in_runs") or str(a["ours"]), "why": a["why"],
                     "arm": arm_value(a) if a.get("arm") else "–"} for a in (doc or {}).get("assumptions") or []]
     bad = [(n, s, ((runs[n]["error"] or "").splitlines()[-1:] or [""])[0]) for n, s in status.items()
            if s in ("diverged", "failed", "missing", "running", "interrupted")]
@@ -162,7 +185,9 @@ def _section(fig_dir: Path) -> dict:
     return {"figure": man["figure"], "title": man["title"], "paper": man["paper"], "profile": man["profile"],
             "seeds": man["seeds"], "n_runs": len(status), "analysed": doc is not None,
             "wall_s": (doc or {}).get("wall_s"), "sessions": [_session(x) for x in man.get("sessions", [])],
-            "images": images, "claims": claims, "raw_claims": (doc or {}).get("claims", []), "controls": controls,
+            "images": images, "claims": [c for c in claims if not c["measurement"]],
+            "measurements": [c for c in claims if c["measurement"]], "raw_claims": (doc or {}).get("claims", []),
+            "controls": controls,
             "assumptions": assumptions, "bad": bad,
             "health": ", ".join(f"{k}: {v}" for k, v in sorted(Counter(status.values()).items())),
             "configs": [(n, " ".join(o)) for n, o in man["runs"].items()],

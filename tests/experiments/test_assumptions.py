@@ -199,3 +199,19 @@ def test_an_arm_too_thin_to_judge_is_kept_when_the_re_judged_tree_is_archived(tm
     again = Path(archive(tmp_path / "j", tmp_path / "res2", command="test")["path"])
     assert {r["run"] for r in archived_runs(again / "fake")} == {f"x/s{s}" for s in range(4)} | {"arm-lr/x/s0",
                                                                                                 "arm-lr/x/s1"}
+
+
+def test_an_assumption_reports_the_value_its_runs_used():
+    """The report's 'ours' is what the study's own runs used (a quick profile's lr, not the paper's), arms aside;
+    a field no run records says nothing."""
+    import pandas as pd
+
+    from groklab.experiments.runner import in_runs
+
+    df = pd.DataFrame({"run": ["add/s0", "add/s1", "arm-lr/add/s0"], "optim.lr": [0.01, 0.01, 0.001],
+                       "optim.wd_mode": [None, None, "decoupled"]})
+    assert in_runs(df, "optim.lr") == "0.01"
+    assert in_runs(df, "optim.wd_mode") is None and in_runs(df, "model.depth") is None
+    df.loc[1, "optim.lr"] = 0.003
+    assert in_runs(df, "optim.lr") == "0.003, 0.01"
+    assert in_runs(pd.DataFrame(), "optim.lr") is None

@@ -83,8 +83,8 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def _sweep_text(args) -> str:
-    """The sweep file's text: FILE's, or one made from -m KEY=V1,V2 axes, --set KEY=VALUE and --seeds."""
+def _sweep_text(args) -> str | None:
+    """The text of a sweep file made from -m KEY=V1,V2 axes, --set KEY=VALUE and --seeds (None: FILE is given)."""
     import yaml
 
     from groklab.config import parse_override
@@ -94,7 +94,7 @@ def _sweep_text(args) -> str:
     if args.file:
         if args.set or args.seeds is not None:
             raise ConfigError("sweep", args.file, "--set and --seeds go with -m; a FILE has base: and seeds:")
-        return Path(args.file).read_text()
+        return None
     grid = {}
     for axis in args.multirun:
         key, _, values = axis.partition("=")
@@ -134,9 +134,10 @@ def cmd_sweep(args) -> int:
     text = _sweep_text(args)
     with tempfile.TemporaryDirectory() as tmp:  # -m: the same file, written aside until it is valid
         file = Path(args.file) if args.file else Path(tmp) / "axes.yaml"
-        if not args.file:
+        if text is not None:
             file.write_text(text)
-        sweep = load_sweep(file)
+        sweep = load_sweep(file)  # a FILE is read (and refused) as the store reads any file
+    text = Path(args.file).read_text() if text is None else text
     runs = expand(sweep, out)  # every config validated before anything is written
     preflight([r.cfg for r in runs])  # and every point built as far as it can be without training
     units, done, busy = plan(runs, args.packing, args.members)

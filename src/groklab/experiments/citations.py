@@ -19,6 +19,8 @@ TITLE = "groklab: a reproducible laboratory for grokking and embedding-layer dyn
 def locate(path: str | Path) -> tuple[Path, str | None]:
     """(the study folder holding claims.json, the claim id asked for or None); one-line errors otherwise."""
     p = Path(path)
+    if not p.exists() and not judged(p.parent):
+        raise ConfigError("path", str(p), "does not exist")
     if judged(p):
         return p, None
     if judged(p.parent):

@@ -33,7 +33,7 @@ from groklab.store import (
     write_partial,
 )
 from groklab.store.archive import unpack
-from groklab.store.citation import line
+from groklab.store.citation import line, number
 from groklab.store.run import differences
 from groklab.sweep import Run, SweepBar, plan, run_units
 from groklab.sweep.cost import margin, run_seconds
@@ -116,7 +116,7 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
     looks = looks_of(sessions, plan.seeds, SEEDS[plan.profile])
     figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks))
-    doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0)
+    doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0, df)
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
         write_manifest(root, {**manifest, "sessions": sessions})
@@ -184,7 +184,7 @@ def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
 
 
 def _document(plan: StudyPlan, manifest: dict, root: Path, figures: list, claims: list, controls: list,
-              looks: list, stale: dict, results: dict, t0: float) -> dict:
+              looks: list, stale: dict, results: dict, t0: float, df=None) -> dict:
     """The study's claims document: the study, its run health, its claims with the paper's sentences (quotes)."""
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
            "wall_s": round(time.perf_counter() - t0, 1),
@@ -198,8 +198,18 @@ def _document(plan: StudyPlan, manifest: dict, root: Path, figures: list, claims
     if stale:
         doc["stale"] = stale
     if assumptions_of(plan.module):
-        doc["assumptions"] = [a.to_dict(plan.profile) for a in assumptions_of(plan.module)]
+        doc["assumptions"] = [{**a.to_dict(plan.profile), "in_runs": in_runs(df, a.field)}
+                              for a in assumptions_of(plan.module)]
     return cite(plan.module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
+
+
+def in_runs(df, field: str) -> str | None:
+    """The values `field` takes in the study's own runs (its arms' aside), as the report cites them: what the
+    runs judged actually used, which for a quick profile is not the paper's value an assumption names."""
+    if df is None or df.empty or field not in df:
+        return None
+    own = df.loc[~df["run"].str.startswith(ARM), field].dropna()
+    return ", ".join(sorted({number(v) for v in own})) or None
 
 
 def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
