@@ -100,8 +100,8 @@ def test_plot_curves_draws_every_seed_apart_and_names_its_panels(tmp_path, monke
     solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
     assert len(solid) == 4 and all(list(ln.get_xdata()) == [10, 50, 100] for ln in solid)
     assert len({ln.get_color() for ln in solid}) == 2
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["adam (2 runs)", "sgd (2 runs)"]
-    assert ax.get_title() == "optim.lr = 0.001"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Adam (2 runs)", "SGD (2 runs)"]
+    assert ax.get_title() == "lr = 0.001"
 
 
 def test_figure_formats_choose_the_files_and_keep_the_png(tmp_path):
@@ -136,5 +136,5 @@ def test_acc_grid_legend_names_every_line_of_every_panel(tmp_path, monkeypatch):
     monkeypatch.setattr(pc, "save", lambda fig, path, **kw: got.setdefault("fig", fig) and [path])
     pc.acc_grid(pd.DataFrame(rows), tmp_path / "g.png", rows=None, cols="group", line="k", title="t")
     (legend,) = got["fig"].legends
-    assert [t.get_text() for t in legend.get_texts()] == ["k0", "k30", "k40", "k67"]
-    assert [ax.get_title() for ax in got["fig"].axes] == ["random", "square", "strip"]
+    assert [t.get_text() for t in legend.get_texts()] == ["k = 0", "k = 30", "k = 40", "k = 67"]
+    assert [ax.get_title() for ax in got["fig"].axes] == ["random split", "SQUARE holdout", "STRIP holdout"]

@@ -6,6 +6,7 @@ from typing import Optional
 
 import pandas as pd
 
+from groklab.plots.labels import label as paper_label
 from groklab.plots.style import STYLE, plt, save
 
 
@@ -21,13 +22,14 @@ def plot_curves(df, path: str | Path, panel: str = "task.name", line: str = "run
             runs = list(group.groupby("run", sort=False)) if "run" in group and line != "run" else [(name, group)]
             for j, (_, run) in enumerate(runs):
                 run = run[run["step"] > 0].sort_values("step")
-                label = f"{name} ({len(runs)} runs)" if len(runs) > 1 else str(name)
+                label = f"{paper_label(name)} ({len(runs)} runs)" if len(runs) > 1 else paper_label(name)
                 ax.plot(run["step"], run["train/acc"], "--", color=color, lw=1.0, alpha=0.8)
                 ax.plot(run["step"], run["test/acc"], "-", color=color, lw=1.4, alpha=0.8,
                         label=label if j == 0 else None)
         ax.set_xscale("log")
         ax.set_xlabel("step")
-        ax.set_title(f"{panel} = {key}" if key is not None else title)
+        name = paper_label(key)  # a known name alone ("a + b"); a bare value with its field ("lr = 0.001")
+        ax.set_title(title if key is None else name if name != str(key) else paper_label(f"{panel}={key}"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
     axes[0][0].set_ylabel("accuracy (train dashed, test solid)")
@@ -73,10 +75,10 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
                     if runs.empty:
                         continue
                     plot_band(ax, runs, "train/acc", f"C{k}", None, "--")
-                    plot_band(ax, runs, "test/acc", f"C{k}", str(key))
+                    plot_band(ax, runs, "test/acc", f"C{k}", paper_label(key))
                 ax.set_xscale("log")
                 ax.set_ylim(-0.02, 1.02)
-                ax.set_title(f"{c}" if r is None else f"{c}, {rows.split('.')[-1]}={r}")
+                ax.set_title(paper_label(c) if r is None else f"{paper_label(c)}, {paper_label(f'{rows}={r}')}")
                 if i == len(row_vals) - 1:
                     ax.set_xlabel("step")
                 if j == 0:
@@ -90,7 +92,7 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
         fig.suptitle(title)
         fig.tight_layout()
         if seen:
-            labels = [str(v) for v in vals(line) if str(v) in seen]
+            labels = [paper_label(v) for v in vals(line) if paper_label(v) in seen]
             handles = [seen[lab] for lab in labels]
             rows_of_labels = -(-len(labels) // 4)
             fig.subplots_adjust(bottom=min(0.5, (0.85 + 0.18 * rows_of_labels) / fig.get_size_inches()[1]))
@@ -117,7 +119,7 @@ def panel_grid(df: pd.DataFrame, path: Path, panels: dict[str, list], line: str,
             for k, key in enumerate(keys):
                 runs = df[df[line] == key]
                 plot_band(ax, runs, "train/acc", f"C{k}", None, "--")
-                plot_band(ax, runs, "test/acc", f"C{k}", labels.get(name, {}).get(key, str(key)))
+                plot_band(ax, runs, "test/acc", f"C{k}", labels.get(name, {}).get(key, paper_label(key)))
             ax.set_xscale("log")
             ax.set_ylim(-0.02, 1.02)
             ax.set_title(name)
