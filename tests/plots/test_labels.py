@@ -9,7 +9,9 @@ from groklab.plots.labels import label
                                         ("op-a0.3-p97-L2", "operator tokens, α = 0.3, p = 97, 2 layers"),
                                         ("layers1", "1 layer"), ("L11", "11 layers"), ("optim.lr=0.01", "lr = 0.01"),
                                         ("transformer/add", "Transformer, a + b"), ("whatever_x", "whatever_x"),
-                                        (0.5, "0.5"), ("adamw-lr0.0001-wd0.1", "AdamW, lr 0.0001, weight decay 0.1")])
+                                        (0.5, "0.5"), ("adamw-lr0.0001-wd0.1", "AdamW, lr 0.0001, weight decay 0.1"),
+                                        ("Adam-LR, c = 10", "Adam-LR, c = 10"), ("Adam-LR", "Adam-LR"),
+                                        ("arm-horizon", "arm-horizon")])
 def test_code_names_read_as_the_papers_write_them(code, text):
     assert label(code) == text
 

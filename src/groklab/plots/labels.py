@@ -50,10 +50,13 @@ def label(value) -> str:
     text = str(value)
     if text in NAMES:
         return NAMES[text]
+    if " " in text:  # prose already (a study's own label: "Adam-LR, c = 10")
+        return text
     for sep in ("/", "-"):
         parts = text.split(sep)
         if len(parts) > 1 and all(parts):
             shown = [_part(p) for p in parts]
-            if shown != parts:
+            kept = [p for p, s in zip(parts, shown) if p == s]
+            if shown != parts and not any(any(ch.isupper() for ch in p) for p in kept):  # "Adam-LR" is a name
                 return ", ".join(shown)
     return _part(text)
