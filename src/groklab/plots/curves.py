@@ -94,11 +94,15 @@ def acc_grid(df: pd.DataFrame, path: Path, rows: Optional[str], cols: str, line:
         if seen:
             labels = [paper_label(v) for v in vals(line) if paper_label(v) in seen]
             handles = [seen[lab] for lab in labels]
-            rows_of_labels = -(-len(labels) // 4)
-            fig.subplots_adjust(bottom=min(0.5, (0.85 + 0.18 * rows_of_labels) / fig.get_size_inches()[1]))
-            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False,
-                       title="median over seeds (band: min-max); test solid, train dashed", title_fontsize=6)
-        return save(fig, path, pdf=True, tight=False)
+            # columns that fit the figure's width at 7 pt (~0.055 in a character): long labels take fewer
+            per_col = 0.055 * max(len(lab) for lab in labels) + 0.5
+            ncol = max(1, min(len(labels), 4, int(fig.get_size_inches()[0] // per_col)))
+            fig.subplots_adjust(bottom=min(0.4, 0.6 / fig.get_size_inches()[1]))  # room for the x label alone
+            # below the figure, never over a panel: the saved box grows to hold it (save's fit)
+            fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=7,
+                       frameon=False, title="median over seeds (band: min-max); test solid, train dashed",
+                       title_fontsize=6)
+        return save(fig, path, pdf=True, tight=False, fit=True)  # the box grows to hold a long legend
 
 
 def panel_grid(df: pd.DataFrame, path: Path, panels: dict[str, list], line: str, title: str, ncols: int = 4,
