@@ -95,7 +95,7 @@ def assumptions(archive: str) -> str:
     from groklab.store.archive import read_index
 
     rows = ["| study | setting | ours | why | also run with (sensitivity arm) |", "| --- | --- | --- | --- | --- |"]
-    from groklab.report import arm_value
+    from groklab.report import arm_value, ours
     from groklab.store import read_claims
 
     for study in read_index(ROOT / archive)["studies"]:
@@ -110,8 +110,7 @@ def assumptions(archive: str) -> str:
             gap = (": declared; not trained whole at the archive's seeds" if absent else
                    f", judged at its {min(fewer)} seeds" if fewer else "")
             arm = f"{arm_value(a)} (`{a['arm']}/`{gap})" if a.get("arm") else "–"
-            ours = a.get("in_runs") or a["ours"]  # the value the study's runs used (since 2026-11-28)
-            rows.append(f"| {study} | `{a['field']}` | {ours} | {a['why'].replace('|', '/')} | {arm} |")
+            rows.append(f"| {study} | `{a['field']}` | {ours(a)} | {a['why'].replace('|', '/')} | {arm} |")
     return "\n".join(rows)
 
 

@@ -156,3 +156,10 @@ def test_quotes_show_their_latex_as_text(tex, text):
     from groklab.report import plain_math
 
     assert plain_math(tex) == text
+
+
+def test_an_assumption_shows_what_its_runs_used_where_it_differs():
+    from groklab.report import ours
+
+    assert ours({"ours": "0.001", "in_runs": "0.01"}) == "0.001 (these runs: 0.01)"  # a quick profile's lr
+    assert ours({"ours": "0.01", "in_runs": "0.01"}) == "0.01" and ours({"ours": "coupled"}) == "coupled"

@@ -146,6 +146,12 @@ def _claim(c: dict, before: str | None, source: str | None = None) -> dict:
             "verdict": verdict(c), "css": _css_of(c)}
 
 
+def ours(a: dict) -> str:
+    """An assumption's value as the study states it, and -- where they differ -- what its runs used."""
+    stated, ran = str(a["ours"]), a.get("in_runs")
+    return stated if ran is None or ran == stated else f"{stated} (these runs: {ran})"
+
+
 def arm_value(a: dict) -> str:
     """An assumption's other value as its arm sets it, with the overrides it needs beside it ("a+b
     split.skew=6", as a claim's sensitivity names it; an archive judged before `extra` was stored: the value)."""
@@ -174,7 +180,7 @@ def _section(fig_dir: Path) -> dict:
     controls = [{"what": c["what"], "runs": c["runs"], "reach": f"{c['reach']:g}", "ok": c["ok"],
                  "best": ", ".join(f"{r}: {v:.3f}" for r, v in c["best"].items()) or "no run"}
                 for c in (doc or {}).get("controls") or []]
-    assumptions = [{"field": a["field"], "ours": a.get("in_runs") or str(a["ours"]), "why": a["why"],
+    assumptions = [{"field": a["field"], "ours": ours(a), "why": a["why"],
                     "arm": arm_value(a) if a.get("arm") else "–"} for a in (doc or {}).get("assumptions") or []]
     bad = [(n, s, ((runs[n]["error"] or "").splitlines()[-1:] or [""])[0]) for n, s in status.items()
            if s in ("diverged", "failed", "missing", "running", "interrupted")]

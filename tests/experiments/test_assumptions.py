@@ -214,4 +214,6 @@ def test_an_assumption_reports_the_value_its_runs_used():
     assert in_runs(df, "optim.wd_mode") is None and in_runs(df, "model.depth") is None
     df.loc[1, "optim.lr"] = 0.003
     assert in_runs(df, "optim.lr") == "0.003, 0.01"
+    df["optim.lr"] = [30.0, 3.0, 1.0]
+    assert in_runs(df, "optim.lr") == "3, 30"  # numbers in numeric order
     assert in_runs(pd.DataFrame(), "optim.lr") is None

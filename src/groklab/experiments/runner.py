@@ -209,7 +209,15 @@ def in_runs(df, field: str) -> str | None:
     if df is None or df.empty or field not in df:
         return None
     own = df.loc[~df["run"].str.startswith(ARM), field].dropna()
-    return ", ".join(sorted({number(v) for v in own})) or None
+    shown = {number(v) if not isinstance(v, (list, tuple)) else "[" + ", ".join(map(number, v)) + "]" for v in own}
+    return ", ".join(sorted(shown, key=_numeric_first)) or None
+
+
+def _numeric_first(text: str) -> tuple:
+    try:
+        return 0, float(text), ""
+    except ValueError:
+        return 1, 0.0, text
 
 
 def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
