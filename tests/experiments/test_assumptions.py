@@ -135,7 +135,7 @@ def test_a_study_trains_its_arm_and_judges_the_dependence(tmp_path):
     arm_cfg = yaml.safe_load((tmp_path / "fake" / "arm-lr" / "x" / "s0" / "config.yaml").read_text())
     assert arm_cfg["optim"]["lr"] == 0.001 and arm_cfg["seed"] == 0
     assert doc["assumptions"] == [{"name": "lr", "field": "optim.lr", "ours": "0.01", "why": "unstated",
-                                   "other": "0.001", "extra": [], "arm": "arm-lr"}]
+                                   "other": "0.001", "extra": [], "arm": "arm-lr", "in_runs": "0.01"}]
 
 
 def test_an_arm_runs_only_at_its_profiles(tmp_path):
