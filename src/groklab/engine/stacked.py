@@ -32,6 +32,12 @@ def _adam_kernel():
     return _adam_compiled
 
 
+def scalar_dtype() -> torch.dtype:
+    """The dtype torch's optimizers keep their step counts and NAdam's mu product in (float32, or float64 when
+    that is the default dtype): the stacked numbers must round as the solo optimizer's do."""
+    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
+
+
 @contextmanager
 def _matmul_precision(precision: str | None):
     """Set torch's CUDA float32 matmul precision ("tf32" / "ieee") for the block; None leaves it alone."""
@@ -74,8 +80,7 @@ class Stacked:
         self._columns(models, optimizers, [c.optim.lr for c in cfgs], dtype)
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
-        from torch.optim.optimizer import _get_scalar_dtype
-        self.mu_product = torch.tensor(1.0, dtype=_get_scalar_dtype())  # NAdam's running product, as torch keeps it
+        self.mu_product = torch.tensor(1.0, dtype=scalar_dtype())  # NAdam's running product, as torch keeps it
         # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph; TF32
         # matmuls only when asked (config fields `fused`, `tf32`, shared by a stack: population.stack_key).
         # Evaluation always runs in float32.
@@ -161,12 +166,11 @@ class Stacked:
 
     def scalars(self) -> dict:
         """What torch's optimizer keeps per parameter beside the tensors, as it keeps it (its dtype and device)."""
-        from torch.optim.optimizer import _get_scalar_dtype
         if not self.kinds or self.rule["name"] == "sgd":
             return {}
         if self.rule["name"] in ("adam", "adamw"):  # fused: the step count on the parameter's device
             return {"step": torch.tensor(float(self.t), dtype=torch.float32, device=self.device)}
-        out = {"step": torch.tensor(float(self.t), dtype=_get_scalar_dtype())}
+        out = {"step": torch.tensor(float(self.t), dtype=scalar_dtype())}
         return {**out, "mu_product": self.mu_product.clone()} if self.rule["name"] == "nadam" else out
 
     def load_state(self, i: int, t: int, state: dict) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.config import flatten
-from groklab.config.arguments import path_arg
+from groklab.config.arguments import path_arg, str_list_arg
 from groklab.errors import ConfigError
 from groklab.store import archive
 from groklab.store.run import RunStore
@@ -20,7 +20,7 @@ def load_runs(path: str | Path, columns: list[str] | None = None):
     keep only these (besides `run` and `step`), e.g. ["test/acc", "optim.lr"]."""
     import pandas as pd
 
-    wanted = None if columns is None else _columns(columns, "columns")
+    wanted = None if columns is None else str_list_arg(columns, "columns", "['test/acc', 'optim.lr']")
     df = _table([r for r in _runs(path) if r[1]], pd, None if wanted is None else {"run", "step", *wanted})
     if wanted is None:
         return df
@@ -56,12 +56,6 @@ def _runs(path, rows: bool = True):
         return ((name, doc.get("metrics") or [], doc.get("summary") or {}, doc["config"])
                 for name, doc in archive.runs_at(root) if doc.get("metrics"))
     return (_tree_run(root, run, rows) for run in find_runs(root))
-
-
-def _columns(value, name: str) -> list[str]:
-    if isinstance(value, str) or not all(isinstance(c, str) for c in value):
-        raise ConfigError(name, repr(value)[:60], "must be a list of column names, e.g. ['test/acc', 'optim.lr']")
-    return list(value)
 
 
 def _tree_run(root: Path, run: Path, with_rows: bool = True) -> tuple:
