@@ -70,3 +70,25 @@ def test_wandb_offline_run_files(tmp_path, monkeypatch):
     assert [r["_step"] for r in rows] == [r["step"] for r in res.history]
     assert [r["test/acc"] for r in rows] == pytest.approx([r["test/acc"] for r in res.history])
     assert [r["train/loss"] for r in rows] == pytest.approx([r["train/loss"] for r in res.history])
+
+
+def test_wandb_that_cannot_start_is_one_line_and_leaves_no_stub(tmp_path, monkeypatch):
+    """No key and no offline mode: a one-line error naming track.wandb, and the run folder gone again so the
+    same command runs once the user has logged in (before: W&B's traceback and a folder that blocked it)."""
+    wandb = pytest.importorskip("wandb")
+    from groklab.errors import ConfigError
+
+    def refuse(**kw):
+        raise RuntimeError("No API key configured. Use `wandb login` to log in.\nmore lines of traceback")
+
+    monkeypatch.setattr(wandb, "init", refuse)
+    cfg = make_config(tiny(**{"track.wandb": "true"}))
+    for out in (tmp_path / "new" / "r", tmp_path / "empty"):  # a folder it makes, and one that was there empty
+        if out.name == "empty":
+            out.mkdir()
+        with pytest.raises(ConfigError) as err:
+            train(cfg, out=out)
+        assert str(err.value).startswith("track.wandb=True: W&B did not start (No API key configured.")
+        assert "\n" not in str(err.value) and "WANDB_MODE=offline" in str(err.value)
+        assert not (tmp_path / "new").exists() if out.name == "r" else list(out.iterdir()) == []
+    assert train(make_config(tiny()), out=tmp_path / "empty").history  # the rerun is not blocked

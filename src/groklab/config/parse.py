@@ -174,3 +174,10 @@ def make_config(overrides: list[str] = (), base: Optional[dict] = None, file: Op
     for text in overrides:
         set_dotted(data, *parse_override(text))
     return validate(data)
+
+
+def differences(a: dict, b: dict, ignore=()) -> list[str]:
+    """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
+    fa, fb = flatten(a), flatten(b)
+    return [f"{k}: {fa.get(k)!r} -> {fb.get(k)!r}" for k in sorted(set(fa) | set(fb))
+            if k not in ignore and fa.get(k) != fb.get(k)]

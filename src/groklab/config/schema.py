@@ -17,7 +17,7 @@ from groklab.errors import ConfigError, deprecated
 TaskName = Literal["add", "sub", "mul", "div", "poly", "sum", "shapes"]
 SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
 ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn", "resnet18"]
-OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop"]
+OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop", "muon"]
 SamplerName = Literal["epoch", "replacement", "full", "balanced", "entropy"]
 Encoding = Literal["op", "no_op", "eq", "sep", "offset"]
 EmbInit = Literal["normal", "circulant", "toeplitz"]
@@ -133,8 +133,8 @@ class OptimConfig(Section):
 
     @model_validator(mode="after")
     def _rules(self) -> "OptimConfig":
-        if self.name == "adamw" and self.wd_mode == "coupled":
-            raise ConfigError("optim.wd_mode", "coupled", "adamw is Adam with decoupled decay; use optim=adam")
+        if self.name in ("adamw", "muon") and self.wd_mode == "coupled":  # muon: torch's Muon and AdamW halves
+            raise ConfigError("optim.wd_mode", "coupled", f"{self.name} has decoupled decay only; use optim=adam")
         if self.decoupled and self.name in ("sgd", "rmsprop"):
             raise ConfigError("optim.wd_mode", "decoupled", f"allowed with adam, adamw, nadam (not {self.name})")
         if self.c_freq == "row" and self.c_mode != "adaptive":
@@ -151,7 +151,7 @@ class OptimConfig(Section):
     @property
     def decoupled(self) -> bool:
         """Whether weight decay is decoupled from the gradient (AdamW's theta *= 1 - lr * wd)."""
-        return self.wd_mode == "decoupled" or (self.wd_mode is None and self.name == "adamw")
+        return self.wd_mode == "decoupled" or (self.wd_mode is None and self.name in ("adamw", "muon"))
 
 
 class EvalConfig(Section):

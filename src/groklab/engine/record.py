@@ -121,7 +121,11 @@ class RunRecord:
             except BaseException:
                 self.store.close()
                 raise
-        self.sink = open_sinks(self.cfg, self.store.path, self.start)
+        try:
+            self.sink = open_sinks(self.cfg, self.store.path, self.start)
+        except BaseException:
+            (self.store.close if self.resume else self.store.abandon)()  # no stub folder blocks the rerun
+            raise
 
     def _restore(self, exp: RunSetup) -> None:
         try:

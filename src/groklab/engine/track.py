@@ -37,8 +37,13 @@ class WandbSink:
     def __init__(self, path: Path, cfg):
         import wandb
 
-        self.run = wandb.init(project=cfg.track.wandb_project, dir=str(path), name=path.name,
-                              config=cfg.to_dict(), reinit="create_new")
+        try:
+            self.run = wandb.init(project=cfg.track.wandb_project, dir=str(path), name=path.name,
+                                  config=cfg.to_dict(), reinit="create_new")
+        except Exception as err:  # no key, no network: one line, not W&B's traceback
+            first = (str(err).strip().splitlines() or [type(err).__name__])[0][:160]
+            raise ConfigError("track.wandb", True, f"W&B did not start ({first}); log in with `wandb login` or "
+                              "WANDB_API_KEY, or set WANDB_MODE=offline to log without an account") from None
 
     def log(self, row: dict) -> None:
         self.run.log({k: v for k, v in row.items() if k != "step"}, step=row["step"])

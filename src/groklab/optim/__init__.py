@@ -7,6 +7,7 @@ from torch import nn
 from groklab.errors import ConfigError
 from groklab.optim.adaptive import AdaptiveC, sigma_max
 from groklab.optim.filters import GrokfastEMA, GrokfastMA, make_grad_filter, ortho_grad_
+from groklab.optim.muon import MuonAdamW
 from groklab.optim.schedule import lr_factor
 
 
@@ -45,7 +46,7 @@ def restore_c(opt: torch.optim.Optimizer, c: float) -> None:
 
 
 def build_optimizer(cfg, model: nn.Module) -> torch.optim.Optimizer:
-    """SGD (momentum) / Adam / AdamW / NAdam / RMSprop with weight decay coupled or decoupled
+    """SGD (momentum) / Adam / AdamW / NAdam / RMSprop / Muon (+ AdamW) with weight decay coupled or decoupled
     (optim.wd_mode), fused kernels where torch has them (SGD, Adam, AdamW), foreach otherwise."""
     o = cfg.optim
     adaptive = o.c_mode == "adaptive"
@@ -60,6 +61,8 @@ def build_optimizer(cfg, model: nn.Module) -> torch.optim.Optimizer:
     if o.name == "nadam":
         return torch.optim.NAdam(groups, lr=o.lr, betas=tuple(o.betas), eps=o.eps, weight_decay=o.weight_decay,
                                  decoupled_weight_decay=o.decoupled, foreach=True)
+    if o.name == "muon":  # Muon on the hidden matrices, AdamW (decoupled decay) on the rest
+        return MuonAdamW(model, groups, o.lr, o.weight_decay, o.betas, o.eps)
     if o.name == "rmsprop":
         return torch.optim.RMSprop(groups, lr=o.lr, alpha=o.alpha, eps=o.eps, weight_decay=o.weight_decay,
                                    foreach=True)
@@ -67,5 +70,5 @@ def build_optimizer(cfg, model: nn.Module) -> torch.optim.Optimizer:
     return cls(groups, lr=o.lr, betas=tuple(o.betas), eps=o.eps, weight_decay=o.weight_decay, fused=fused)
 
 
-__all__ = ["AdaptiveC", "GrokfastEMA", "GrokfastMA", "build_optimizer", "lr_factor", "make_grad_filter",
+__all__ = ["AdaptiveC", "GrokfastEMA", "MuonAdamW", "GrokfastMA", "build_optimizer", "lr_factor", "make_grad_filter",
            "ortho_grad_", "param_groups", "restore_c", "set_c", "set_lr", "sigma_max"]

@@ -34,8 +34,9 @@ def panel_bars(values: dict[str, list], path: Path, panels: dict[str, list], tit
                           fontsize=6)
             lo, hi = ylims.get(name, (0.0, 1.0))
             low = min(float(v) for c in cells for v in values[c] if v is not None)
-            ax.set_ylim(min(lo, round(low - 0.05, 1)), hi)  # a narrow axis widens rather than hide a seed
-            ax.set_title(name)
+            lo = min(lo, round(low - 0.05, 1))  # a narrow axis widens rather than hide a seed
+            ax.set_ylim(lo, hi)
+            ax.set_title(name if lo <= 0 else f"{name}\n(axis from {lo:g})")  # a cut bar axis says so
         for ax in axes.flat[len(shown):]:
             ax.set_visible(False)
         for row in axes:

@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from groklab.config.parse import flatten
+from groklab.config.parse import differences  # noqa: F401  (re-exported: the run's config diff)
 from groklab.config.schema import Config
 from groklab.config.yaml12 import dump as dump_yaml
 from groklab.errors import ConfigError, StoreError
@@ -37,13 +37,11 @@ from groklab.store.schema import FINISHED, MetricRow, Summary
 
 CONFIG, METRICS, SUMMARY, CKPT, ARRAYS, POSTHOC = (
     "config.yaml", "metrics.jsonl", "summary.json", "ckpt.pt", "arrays", "posthoc")
-# what a study's analysis computed from the run's final model (e.g. loss surfaces), kept beside the run and
-# in results archives, so re-judging reads it instead of recomputing it from the weights
 # how to go on from a used directory, for the CLI and for Python alike
 RESUME_HINT = "already holds a run; resume it (groklab train --resume DIR, or train(resume=DIR)) or pick a new out"
 RESUMABLE_CHANGES = ("steps", "bar")  # settings that may differ between a checkpoint and its resume
 RESUME_KEYS = ("model", "optimizer", "tracker", "wall_s", "eval_s", "last_eval", "last")  # what a resume reads
-ANALYSIS = "analysis"
+ANALYSIS = "analysis"  # what a study computed from the final model (loss surfaces): re-judging reads it
 
 
 def is_run(path: str | Path) -> bool:
@@ -73,22 +71,30 @@ class RunStore:
         path.mkdir(parents=True, exist_ok=True)
         before = set(path.iterdir())  # only what this call adds is removed on failure
         store = cls(path)
+        store._made = (top if made else None, before)  # what abandon() may remove
         try:
             store._lock = RunLock(path).acquire()
             _check_new(path)  # again under the lock: another writer may have been first
             store._clean()
             store.write_config(config)
         except BaseException as err:
-            store.close()
             if isinstance(err, OSError):  # e.g. disk full: nothing half-made stays behind
-                if made:
-                    shutil.rmtree(top, ignore_errors=True)
-                else:
-                    for f in set(path.iterdir()) - before:
-                        if f.name in (LOCK, CONFIG) or is_tmp(f):
-                            f.unlink(missing_ok=True)
+                store.abandon()
+            store.close()
             raise
         return store
+
+    def abandon(self) -> None:
+        """Undo `create` for a run that could not start (a disk full, a tracker that refused): the folders it
+        made go whole; in a folder that was there, only the lock, the config and temporary files it added."""
+        top, before = getattr(self, "_made", (None, None))
+        self.close()
+        if top is not None:
+            shutil.rmtree(top, ignore_errors=True)
+        elif before is not None:
+            for f in set(self.path.iterdir()) - before:
+                if f.name in (LOCK, CONFIG) or is_tmp(f):
+                    f.unlink(missing_ok=True)
 
     @classmethod
     def open(cls, path: str | Path, write: bool = False) -> "RunStore":
@@ -292,9 +298,3 @@ def array_series(run: str | Path, key: str) -> tuple[np.ndarray, np.ndarray | li
     same = len({v.shape for v in values}) <= 1
     return np.array(steps), (np.stack(values) if values and same else values)
 
-
-def differences(a: dict, b: dict, ignore=()) -> list[str]:
-    """`key: x -> y` for every flattened config key whose value differs (keys in `ignore` skipped)."""
-    fa, fb = flatten(a), flatten(b)
-    return [f"{k}: {fa.get(k)!r} -> {fb.get(k)!r}" for k in sorted(set(fa) | set(fb))
-            if k not in ignore and fa.get(k) != fb.get(k)]

@@ -106,15 +106,19 @@ def _summary_plot(t, path: Path) -> list[Path]:
             tt = [median_censored(data[c]["t_test"]) for c in cs]
             finite |= any(math.isfinite(v) for v in tt)
             axes[0].plot(cs, [v if math.isfinite(v) else math.nan for v in tt], "o-", color=f"C{k}", label=task)
+            beyond = [c for c, v in zip(cs, tt) if not math.isfinite(v)]  # censored: marked at the top, not drawn
+            axes[0].plot(beyond, [0.97 - 0.04 * k] * len(beyond), "^", mfc="none", color=f"C{k}",  # at a time
+                         transform=axes[0].get_xaxis_transform(), clip_on=False)
             axes[1].plot(cs, [min((v for v in data[c]["min_after"] if v is not None), default=math.nan) for c in cs],
                          "o-", color=f"C{k}", label=task)
             axes[2].plot(cs, [sum(data[c]["collapses"]) for c in cs], "o-", color=f"C{k}", label=task)
         axes[0].set_ylabel(f"steps to {HIGH:g} test acc (median)")
+        axes[0].set_title("open triangle: median beyond the horizon", fontsize=7)
         axes[1].set_ylabel("lowest test acc after grokking (worst seed)")
         axes[2].set_ylabel(f"collapses below {LOW:g} (sum over seeds)")
         for ax in axes:
             ax.set_xscale("log")
-            ax.set_xlabel("c = eta_E / eta_W")
+            ax.set_xlabel(r"$c = \eta_E / \eta_W$")
             ax.axvline(10, color="gray", lw=0.8, ls=":")
         if finite:  # a log axis needs at least one run that reached HIGH
             axes[0].set_yscale("log")

@@ -35,6 +35,7 @@ from groklab.experiments.claims import Times, shown, stretched, time_claim
 from groklab.experiments.investigation.compare import median_time, table
 from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.plots.heat import heat
 from groklab.plots.style import STYLE, plt, save
 from groklab.survival import Censored
 
@@ -115,13 +116,6 @@ def heat_map(t: dict, lrs, sizes, path: Path) -> list[Path]:
                                               ("final_test", "final test acc (mean)"))):
             get = median_time if col == "t_test" else (lambda v: np.mean(v) if v else None)
             m = np.array([[get(t[col].get(name(lr, b), [])) for lr in lrs] for b in sizes], dtype=float)
-            im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis")
-            ax.set_xticks(range(len(lrs)), [f"{x:g}" for x in lrs])
-            ax.set_yticks(range(len(sizes)), [str(b) for b in sizes])
-            ax.set_xlabel("lr")
-            ax.set_ylabel("batch")
-            ax.set_title(label)
-            ax.grid(False)
-            fig.colorbar(im, ax=ax)
+            heat(fig, ax, m, lrs, sizes, "lr", "batch", label)
         return save(fig, path)
 

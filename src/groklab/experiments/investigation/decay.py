@@ -33,10 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.investigation.compare import table
+from groklab.experiments.investigation.compare import median_time, table
 from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
 from groklab.experiments.levels import contrast
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.plots.heat import heat
 from groklab.plots.style import STYLE, plt, save
 
 NAME = "decay"
@@ -91,21 +92,18 @@ def claims(t: dict, lrs, wds) -> list[Claim]:
 
 
 def heat_maps(t: dict, lrs, wds, path: Path) -> list[Path]:
-    """Final test accuracy and steps to test acc 0.99 (censored at the horizon), mean over seeds, per map."""
+    """Final test accuracy (mean over seeds) and the Kaplan-Meier median steps to test acc 0.99 (a cell that
+    half its seeds never reached says so, never coloured at the horizon), per map."""
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(2, 3, figsize=(9, 5.4), squeeze=False)
-        for row, (col, label) in enumerate((("final_test", "final test acc"), ("t_test", "steps to test acc 0.99"))):
-            maps = {kind: np.array([[np.mean(t[col].get(name(kind, lr, wd)) or [np.nan]) for lr in lrs]
-                                    for wd in wds]) for kind in KINDS}
-            top = 1.0 if col == "final_test" else np.nanmax([np.nanmax(m) for m in maps.values()] + [1.0])
+        fig, axes = plt.subplots(2, 3, figsize=(9.6, 6.0), squeeze=False)
+        for row, (col, label) in enumerate((("final_test", "final test acc"),
+                                            ("t_test", "median steps to test acc 0.99"))):
+            get = median_time if col == "t_test" else (lambda v: np.mean(v) if v else None)
+            maps = {kind: np.array([[get(t[col].get(name(kind, lr, wd)) or []) for lr in lrs] for wd in wds],
+                                   dtype=float) for kind in KINDS}
+            top = 1.0 if col == "final_test" else max([np.nanmax(m) for m in maps.values() if np.isfinite(m).any()]
+                                                      + [1.0])
             for j, (kind, m) in enumerate(maps.items()):  # one colour scale per row: maps compare at a glance
-                ax = axes[row, j]
-                im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis", vmin=0.0, vmax=top)
-                ax.set_xticks(range(len(lrs)), [f"{x:g}" for x in lrs])
-                ax.set_yticks(range(len(wds)), [f"{x:g}" for x in wds])
-                ax.set_xlabel("lr")
-                ax.set_ylabel("AdamW lambda" if j == 0 else ("Adam decay / lr" if kind == "matched" else "Adam decay"))
-                ax.set_title(f"{KINDS[kind]}: {label}")
-                ax.grid(False)
-                fig.colorbar(im, ax=ax)
+                ylabel = "AdamW lambda" if j == 0 else ("Adam decay / lr" if kind == "matched" else "Adam decay")
+                heat(fig, axes[row, j], m, lrs, wds, "lr", ylabel, f"{KINDS[kind]}:\n{label}", vmax=top)
         return save(fig, path)
