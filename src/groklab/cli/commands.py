@@ -276,6 +276,13 @@ def cmd_archive(args) -> int:
     return 0
 
 
+def cmd_grokbench(args) -> int:
+    from groklab.experiments.grokbench.bench import grokbench
+
+    return 0 if grokbench(args.profile, args.out, args.source, args.methods, args.tasks, args.jobs,
+                          protocol_path=args.protocol, methods_path=args.add_methods) else 1
+
+
 def cmd_cite(args) -> int:
     from groklab.experiments.citations import citations
 

@@ -24,6 +24,8 @@ EXAMPLES = {
     "report": ["groklab report runs/repro", "groklab report results/embedding-paper --markdown"],
     "cite": ["groklab cite results/embedding-paper/fig6",
              "groklab cite results/embedding-paper/fig6/adam_lr_faster_mul"],
+    "grokbench": ["groklab grokbench --profile quick --out runs/gb",
+                  "groklab grokbench --profile quick --from results/grokbench-quick --out runs/gb-rejudged"],
     "archive": ["groklab archive runs/repro results/embedding-quick",
                 "groklab archive runs/paper results/embedding-paper --replace"],
 }
@@ -156,6 +158,19 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
     rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
+    gb = _sub(sub, "grokbench", c.cmd_grokbench, "which methods speed up grokking, tuned alike: the leaderboard",
+              "Tune every method with the same number of runs per task (declared ranges, tuning seeds), run its best "
+              "configuration on held-out seeds, and rank by censoring-aware statistics: Kaplan-Meier median steps, "
+              "P(improvement) over tuned AdamW, the interquartile mean across tasks (docs/grokbench.md).")
+    gb.add_argument("--profile", choices=["quick", "paper"], default="quick",
+                    help="quick: CPU (~1 h on 2 cores); paper: the paper-sized runs (a GPU)")
+    gb.add_argument("--out", required=True, help="output directory (new, or one to continue)")
+    gb.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge a packed GrokBench, no training")
+    gb.add_argument("--methods", help="comma list of methods (default all; the baseline always runs)")
+    gb.add_argument("--tasks", help="comma list of the profile's tasks (default all)")
+    gb.add_argument("--add-methods", metavar="FILE", help="a YAML file of methods to add (methods.yaml's form)")
+    gb.add_argument("--protocol", metavar="FILE", help="a protocol file in place of the built-in one")
+    gb.add_argument("--jobs", type=int, help="runs trained at once (default: one per core)")
     ct = _sub(sub, "cite", c.cmd_cite, "a study's verdicts as citable lines, with BibTeX for groklab and the paper")
     ct.add_argument("study", help="a judged study (ARCHIVE/STUDY or a reproduce --out's study), or STUDY/CLAIM")
     a = _sub(sub, "archive", c.cmd_archive, "keep a reproduction's evidence: groklab archive TREE results/NAME",

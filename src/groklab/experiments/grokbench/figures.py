@@ -1,0 +1,87 @@
+"""GrokBench's figures: Kaplan-Meier curves of the share grokked per task, and the aggregates with intervals."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from groklab.plots.style import STYLE, plt, save
+from groklab.survival import Censored
+
+
+def km_grokked(times: list, horizon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Step function (t, share grokked by t) = 1 - Kaplan-Meier survival; censored runs leave the risk set
+    where they were last seen and are never drawn as grokking at the horizon."""
+    t = np.array([float(x) for x in times])
+    obs = np.array([not isinstance(x, Censored) for x in times])
+    order = np.argsort(t, kind="stable")
+    t, obs = t[order], obs[order]
+    xs, ys, s, at_risk = [0.0], [0.0], 1.0, len(t)
+    for u in np.unique(t):
+        here = t == u
+        d = int((here & obs).sum())
+        if d and at_risk:
+            s *= 1 - d / at_risk
+            xs.append(float(u))
+            ys.append(1 - s)
+        at_risk -= int(here.sum())
+    xs.append(horizon)
+    ys.append(ys[-1])
+    return np.array(xs), np.array(ys)
+
+
+def survival_figure(times: dict[str, dict[str, list]], horizons: dict[str, float], path: Path,
+                    thr: float) -> list[Path]:
+    """One panel per task: the share of evaluation runs grokked (test acc >= thr) against steps, per method."""
+    methods = list(times)
+    tasks = list(next(iter(times.values()))) if times else []
+    if not tasks:
+        return []
+    ncols = min(3, len(tasks))
+    nrows = -(-len(tasks) // ncols)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows + 0.8), squeeze=False)
+        for ax, task in zip(axes.flat, tasks):
+            for k, m in enumerate(methods):
+                xs, ys = km_grokked(times[m][task], horizons[task])
+                ax.step(xs, ys, where="post", color=f"C{k % 10}", ls="-" if k < 10 else "--", lw=1.2, label=m)
+            ax.set(title=task, xlabel="step", xlim=(0, horizons[task]), ylim=(0, 1.02))
+        for ax in axes.flat[len(tasks):]:
+            ax.set_visible(False)
+        for row in axes:
+            row[0].set_ylabel(f"share with test acc ≥ {thr:g}")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(methods)),
+                   frameon=False, fontsize=7)
+        fig.suptitle("GrokBench: Kaplan-Meier share grokked (runs that never grok stay below, censored)",
+                     fontsize=9)
+        fig.tight_layout()
+        return save(fig, path, pdf=False, tight=False, fit=True)
+
+
+def aggregate_figure(agg, path: Path) -> list[Path]:
+    """Per method: P(improvement over the baseline) and the IQM of steps / horizon, each with its interval."""
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(9, 0.35 * len(agg) + 1.4), sharey=True)
+        y = np.arange(len(agg))[::-1]
+        for ax, (col, lo, hi, label, ref) in zip(axes, (
+                ("p_improvement", "p_lo", "p_hi", "P(groks before the tuned baseline)", 0.5),
+                ("iqm", "iqm_lo", "iqm_hi", "IQM of steps / horizon (lower: sooner)", None))):
+            for yi, (_, r) in zip(y, agg.iterrows()):
+                if r[col] is None or r[col] != r[col]:
+                    ax.text(0.02, yi, "undefined (> 1/4 censored)", va="center", fontsize=6, color="0.4",
+                            transform=ax.get_yaxis_transform())
+                    continue
+                ax.plot([r[col]], [yi], "o", color="k", ms=4)
+                if r[lo] is not None and r[lo] == r[lo]:
+                    ax.plot([r[lo], r[hi]], [yi, yi], "-", color="k", lw=1)
+            if ref is not None:
+                ax.axvline(ref, color="0.5", ls=":", lw=1)
+            ax.set(xlim=(0, 1), xlabel=label)
+        axes[0].set_yticks(y, list(agg["method"]))
+        fig.suptitle("GrokBench across tasks (95% stratified bootstrap intervals)", fontsize=9)
+        fig.tight_layout()
+        return save(fig, path)
+
+
+__all__ = ["aggregate_figure", "km_grokked", "survival_figure"]

@@ -1,0 +1,164 @@
+"""GrokBench's declared protocol and methods (protocol.yaml, methods.yaml), validated, and the tuning draws.
+
+Everything a comparison could be tuned by after the fact is data fixed before the runs: the ranges each method
+draws from, the number of tuning runs (equal for every method and task), the tuning and evaluation seeds (disjoint),
+the selection criterion, the threshold. The draws are a Latin hypercube per (method, task), seeded by the
+protocol's `draw_seed` and the two names alone, so adding a method or a task changes no other method's draws.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from pathlib import Path
+from typing import Literal, Optional
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from groklab.config import make_config
+from groklab.config.yaml12 import loads as load_yaml
+from groklab.errors import ConfigError
+from groklab.store.files import read_text
+
+HERE = Path(__file__).parent
+
+
+class Range(BaseModel):
+    """One tuned hyper-parameter: log-uniform, uniform, or one of a list."""
+    model_config = ConfigDict(extra="forbid")
+    log: Optional[tuple[float, float]] = None
+    uniform: Optional[tuple[float, float]] = None
+    choice: Optional[list] = None
+
+    @model_validator(mode="after")
+    def _one(self) -> "Range":
+        given = [k for k in ("log", "uniform", "choice") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of log, uniform, choice (got {given or 'none'})")
+        if self.log is not None and not 0 < self.log[0] <= self.log[1]:
+            raise ValueError(f"log range {list(self.log)} needs 0 < lo <= hi")
+        if self.uniform is not None and not self.uniform[0] <= self.uniform[1]:
+            raise ValueError(f"uniform range {list(self.uniform)} needs lo <= hi")
+        if self.choice is not None and not self.choice:
+            raise ValueError("choice needs at least one value")
+        return self
+
+    def at(self, u: float):
+        """The value at quantile u in [0, 1) of this range."""
+        if self.log is not None:
+            lo, hi = self.log
+            return float(math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo))))
+        if self.uniform is not None:
+            lo, hi = self.uniform
+            return float(lo + u * (hi - lo))
+        return self.choice[min(int(u * len(self.choice)), len(self.choice) - 1)]
+
+
+class Method(BaseModel):
+    """An optimizer or gradient filter groklab has (`set`) and the ranges its tuning draws from (`tune`)."""
+    model_config = ConfigDict(extra="forbid")
+    about: str
+    set: list[str] = Field(default_factory=list)
+    tune: dict[str, Range] = Field(min_length=1)
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    base: list[str]
+    tasks: dict[str, list[str]] = Field(min_length=1)
+    tuning_configs: int = Field(ge=1)
+    tuning_seeds: list[int] = Field(min_length=1)
+    eval_seeds: list[int] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> "Profile":
+        both = sorted(set(self.tuning_seeds) & set(self.eval_seeds))
+        if both:
+            raise ValueError(f"tuning and evaluation seeds must be disjoint (both: {both})")
+        return self
+
+    @property
+    def tuning_runs(self) -> int:
+        return self.tuning_configs * len(self.tuning_seeds)
+
+
+class Protocol(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    baseline: str
+    threshold: float = Field(gt=0, le=1)
+    also: float = Field(gt=0, le=1)
+    draw_seed: int
+    criterion: str
+    profiles: dict[Literal["quick", "paper", "tiny"], Profile]
+
+
+def _read(path: Path, what: str) -> dict:
+    data = load_yaml(read_text(path))
+    if not isinstance(data, dict):
+        raise ConfigError(what, str(path), "a YAML mapping")
+    return data
+
+
+def load_methods(path: Path = HERE / "methods.yaml") -> dict[str, Method]:
+    """The methods file, each entry validated (a bad entry: a one-line error naming it)."""
+    out = {}
+    for name, entry in _read(path, "methods").items():
+        try:
+            out[str(name)] = Method.model_validate(entry)
+        except ValidationError as err:
+            raise _first(err, f"methods.{name}") from None
+    return out
+
+
+def load_protocol(path: Path = HERE / "protocol.yaml") -> Protocol:
+    try:
+        return Protocol.model_validate(_read(path, "protocol"))
+    except ValidationError as err:
+        raise _first(err, "protocol") from None
+
+
+def _first(err: ValidationError, where: str) -> ConfigError:
+    """pydantic's first complaint as groklab's one line: the field's dotted place, its value, the message."""
+    e = err.errors()[0]
+    place = ".".join([where, *map(str, e["loc"])])
+    return ConfigError(place, e.get("input", "..."), e["msg"].removeprefix("Value error, "))
+
+
+def draws(method: str, m: Method, task: str, n: int, seed: int) -> list[dict]:
+    """n configurations of `method`'s tuned keys for `task`: a Latin hypercube (each key's range cut in n strata,
+    one draw in each), seeded by (seed, method, task)."""
+    from scipy.stats import qmc
+
+    keys = sorted(m.tune)
+    key = [seed, zlib.crc32(method.encode()), zlib.crc32(task.encode())]
+    u = qmc.LatinHypercube(d=len(keys), seed=np.random.default_rng(key)).random(n)
+    return [{k: m.tune[k].at(float(row[j])) for j, k in enumerate(keys)} for row in u]
+
+
+def overrides(profile: Profile, method: Method, task: str, values: dict, seed: int) -> list[str]:
+    """The run's config overrides: the profile's base, the task's, the method's settings, its drawn values, and
+    the seed (init and split alike)."""
+    drawn = [f"{k}={_fmt(v)}" for k, v in sorted(values.items())]
+    return [*profile.base, *profile.tasks[task], *method.set, *drawn, f"seed={seed}", f"split.seed={seed}"]
+
+
+def _fmt(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def check(protocol: Protocol, methods: dict[str, Method], profile: str) -> None:
+    """Every method's every draw makes a valid config at this profile (before anything trains)."""
+    if protocol.baseline not in methods:
+        raise ConfigError("protocol.baseline", protocol.baseline, f"one of the methods: {', '.join(methods)}")
+    prof = protocol.profiles[profile]
+    for name, m in methods.items():
+        for task in prof.tasks:
+            for values in draws(name, m, task, prof.tuning_configs, protocol.draw_seed):
+                try:
+                    make_config(overrides(prof, m, task, values, prof.eval_seeds[0]))
+                except ConfigError as err:
+                    raise ConfigError(f"methods.{name}", err.value, f"its config fails on {task}: {err}") from None
+
+
+__all__ = ["Method", "Profile", "Protocol", "Range", "check", "draws", "load_methods", "load_protocol",
+           "overrides"]

@@ -1,0 +1,124 @@
+"""GrokBench: the declared protocol and draws, the censoring-aware scores, and the pipeline at tiny size."""
+import numpy as np
+import pytest
+
+from groklab.errors import ConfigError
+from groklab.experiments.grokbench.protocol import Method, draws, load_methods, load_protocol
+from groklab.experiments.grokbench.scores import aggregate, first_share, grok_times, iqm
+from groklab.survival import Censored
+
+TINY = """baseline: adamw
+threshold: 0.99
+also: 0.95
+draw_seed: 7
+criterion: smallest median steps to 0.99
+profiles:
+  quick:
+    base: [p=11, model.d_emb=8, model.d_hidden=32, batch_size=16, steps=200, eval.every=20, eval.log_points=0,
+           bar=false, split.frac_train=0.6, "optim.lr=0.01"]
+    tasks: {add: [task=add]}
+    tuning_configs: 2
+    tuning_seeds: [100]
+    eval_seeds: [0, 1]
+"""
+TOY = """toy_sgd:
+  about: a toy method, SGD with momentum
+  set: [optim.name=sgd]
+  tune: {optim.lr: {log: [0.1, 1.0]}}
+"""
+
+
+def test_the_shipped_protocol_is_fair_by_construction():
+    proto, methods = load_protocol(), load_methods()
+    assert len(methods) >= 8 and proto.baseline in methods
+    quick = proto.profiles["quick"]
+    assert len(quick.tasks) >= 4 and len(quick.eval_seeds) >= 10
+    assert not set(quick.tuning_seeds) & set(quick.eval_seeds)
+    lr = {str(m.tune["optim.lr"].log) for m in methods.values()}
+    assert len(lr) == 1  # every method searches the same learning-rate range
+
+
+def test_draws_are_a_latin_hypercube_seeded_by_names_alone():
+    m = Method(about="x", tune={"optim.lr": {"log": [1e-3, 1e-1]}, "optim.c": {"uniform": [2, 30]},
+                                "optim.grokfast_window": {"choice": [25, 50]}})
+    a = draws("m", m, "add", 8, seed=1)
+    assert a == draws("m", m, "add", 8, seed=1) and a != draws("m", m, "mul", 8, seed=1)
+    lr = np.log10([d["optim.lr"] for d in a])
+    assert sorted(np.floor((lr + 3) / 2 * 8).astype(int).tolist()) == list(range(8))  # one draw per stratum
+    assert all(2 <= d["optim.c"] <= 30 for d in a) and {d["optim.grokfast_window"] for d in a} == {25, 50}
+
+
+def test_a_bad_entry_or_overlapping_seeds_is_refused(tmp_path):
+    bad = tmp_path / "m.yaml"
+    bad.write_text("x:\n  about: y\n  tune: {optim.lr: {log: [0, 1]}}\n")
+    with pytest.raises(ConfigError, match=r"^methods\.x\.tune\.optim\.lr=.*needs 0 < lo"):
+        load_methods(bad)
+    p = tmp_path / "p.yaml"
+    p.write_text(TINY.replace("eval_seeds: [0, 1]", "eval_seeds: [100, 1]"))
+    with pytest.raises(ConfigError, match="disjoint"):
+        load_protocol(p)
+
+
+def test_first_share_counts_censored_pairs_as_open():
+    a, b = [100.0, 200.0, 300.0], [400.0, Censored(500.0), 150.0]
+    assert first_share(a, b) == pytest.approx((7 - 2) / 9 / 2 + 0.5)  # 7 pairs A first, 2 B first
+    assert first_share(a, b) + first_share(b, a) == pytest.approx(1.0)
+    assert first_share([Censored(50.0)], [100.0]) == 0.5  # seen to 50 only: the pair is open
+
+
+def test_iqm_is_exact_under_censoring_up_to_a_quarter():
+    v = np.array([1.0, 2, 3, 4, 5, 6, 7, 10])
+    assert iqm(v, np.zeros(8, bool)) == pytest.approx(4.5)
+    cens = np.array([False] * 6 + [True, True])  # two of eight censored at the top: trimmed whatever they were
+    assert iqm(v, cens) == pytest.approx(4.5)
+    assert iqm(v, np.array([False] * 5 + [True] * 3)) is None  # three of eight: one would be in the middle
+
+
+def test_grok_times_censor_where_never_reached():
+    import pandas as pd
+
+    df = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 2, "step": [0, 10, 20, 0, 10],
+                       "test/acc": [0.1, 0.995, 1.0, 0.2, 0.5], "time/wall_s": [0, 1.0, 2.0, 0, 1.5]})
+    t = grok_times(df, 0.99)
+    assert t["a"] == (10.0, 1.0) and isinstance(t["b"][0], Censored) and float(t["b"][0]) == 10.0
+
+
+def test_aggregate_interval_holds_the_point_and_the_baseline_sits_at_half():
+    times = {"adamw": {"add": [100.0, 200, 300, 400] * 3, "mul": [150.0, 250, 350, 450] * 3},
+             "fast": {"add": [50.0, 60, 70, 80] * 3, "mul": [60.0, 70, 80, Censored(1000.0)] * 3}}
+    agg = aggregate(times, {"add": 1000.0, "mul": 1000.0}, "adamw")
+    assert agg["adamw"]["p_improvement"] == 0.5
+    f = agg["fast"]
+    assert f["p_lo"] <= f["p_improvement"] <= f["p_hi"] and f["p_improvement"] > 0.8
+    assert f["iqm"] is not None and f["iqm_lo"] <= f["iqm"]
+    assert f["iqm_hi"] is None or f["iqm"] <= f["iqm_hi"]  # resamples with > 1/4 censored: unbounded above
+
+
+def test_km_curve_never_draws_a_censored_run_as_grokked():
+    from groklab.experiments.grokbench.figures import km_grokked
+
+    xs, ys = km_grokked([100.0, Censored(150.0), 200.0, Censored(1000.0)], 1000.0)
+    assert ys[-1] == pytest.approx(1 - (3 / 4) * (1 / 2)) and ys.max() < 1.0  # two censored runs: never 1
+    assert list(xs) == [0.0, 100.0, 200.0, 1000.0]
+
+
+def test_pipeline_tiny_with_a_method_added_as_data_and_rejudged_identically(tmp_path):
+    from groklab.cli import main
+
+    (tmp_path / "p.yaml").write_text(TINY)
+    (tmp_path / "toy.yaml").write_text(TOY)
+    out, again = tmp_path / "gb", tmp_path / "again"
+    assert main(["grokbench", "--out", str(out), "--protocol", str(tmp_path / "p.yaml"), "--add-methods",
+                 str(tmp_path / "toy.yaml"), "--methods", "toy_sgd", "--jobs", "1"]) == 0
+    import pandas as pd
+
+    lead = pd.read_csv(out / "leaderboard.csv")
+    assert list(lead["method"]) == ["adamw", "toy_sgd"]  # the baseline joins whatever was asked
+    assert set(lead["tuning_runs"]) == {2} and set(lead["eval_seeds"]) == {2}
+    assert {"median_steps", "ci_low", "ci_high", "median_wall_s", "p_improvement_vs_adamw"} <= set(lead.columns)
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 2
+    assert main(["grokbench", "--from", str(out), "--out", str(again)]) == 0
+    assert (again / "leaderboard.csv").read_text() == (out / "leaderboard.csv").read_text()
+    assert (again / "aggregate.csv").read_text() == (out / "aggregate.csv").read_text()
+    assert main(["grokbench", "--out", str(tmp_path / "x"), "--methods", "nope"]) == 2
+    assert not (tmp_path / "x").exists()  # refused before anything is written
