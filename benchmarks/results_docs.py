@@ -12,6 +12,8 @@ around it is not:
     <!-- /assumptions -->
     <!-- study results/embedding-paper fig6 -->3 of 5 paper claims hold, ...<!-- /study -->   (one study's count)
     <!-- cite results/embedding-paper/fig6/adam_lr_faster_mul -->holds | 000 ...<!-- /cite -->   (its line)
+    <!-- include results/grokbench-quick/leaderboard.md -->     (a generated Markdown file, verbatim)
+    <!-- /include -->
 
     python benchmarks/results_docs.py --write docs/results.md   # regenerate every block
     python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
@@ -31,6 +33,15 @@ HEADLINE = re.compile(r"(<!-- headline (\S+) -->)(.*?)(<!-- /headline -->)", re.
 ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions -->)", re.S)
 STUDY = re.compile(r"(<!-- study (\S+) (\S+) -->)(.*?)(<!-- /study -->)", re.S)
 CITE = re.compile(r"(<!-- cite (\S+) -->)(.*?)(<!-- /cite -->)", re.S)
+INCLUDE = re.compile(r"(<!-- include (\S+) -->\n)(.*?)(<!-- /include -->)", re.S)
+
+
+def included(path: str) -> str:
+    """A generated Markdown file of an archive (GrokBench's leaderboard.md), its title dropped, headings one
+    level down so they nest under the section that includes them."""
+    lines = (ROOT / path).read_text().splitlines()
+    body = lines[1:] if lines and lines[0].startswith("# ") else lines
+    return "\n".join("#" + x if x.startswith("## ") else x for x in body).strip() + "\n"
 
 
 def study_count(archive: str, study: str) -> str:
@@ -121,6 +132,7 @@ def fill(text: str) -> str:
     text = ASSUMPTIONS.sub(lambda m: m[1] + assumptions(m[2]) + "\n" + m[4], text)
     text = STUDY.sub(lambda m: m[1] + study_count(m[2], m[3]) + m[5], text)
     text = CITE.sub(lambda m: m[1] + cite_line(m[2]) + m[4], text)
+    text = INCLUDE.sub(lambda m: m[1] + included(m[2]) + m[4], text)
     return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
 
 
@@ -147,6 +159,7 @@ def main() -> int:
               if m[0] != n[0]]
     drift += [f"{m[2]} {m[3]}" for m, n in zip(STUDY.finditer(text), STUDY.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(CITE.finditer(text), CITE.finditer(new)) if m[0] != n[0]]
+    drift += [m[2] for m, n in zip(INCLUDE.finditer(text), INCLUDE.finditer(new)) if m[0] != n[0]]
     for d in drift:
         print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
     return 1 if drift else 0

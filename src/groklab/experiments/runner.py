@@ -98,9 +98,10 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
     echo(f"{plan.name}: {plan.module.TITLE} ({plan.profile}, {plan.seeds} seeds, {len(plan.every)} runs{part}) -> "
          f"{root} {verb}")
     t0 = time.perf_counter()
-    results, skipped = _runs(plan, root, configs, jobs, echo, budget)
+    resolved: dict = {}  # the laid-out runs' archived configs, as unpack validated them
+    results, skipped = _runs(plan, root, configs, jobs, echo, budget, resolved)
     stale = _stale(root, {s.name: make_config(list(s.overrides)).to_dict()
-                          for s in plan.every if s.name in set(plan.laid)}) if plan.source is not None else {}
+                          for s in plan.every if s.name in set(plan.laid)}, resolved) if plan.source is not None else {}
     if stale:
         first = next(iter(stale.items()))
         echo(f"  {plan.name}: {len(stale)} archived runs were trained with configs this study no longer makes "
@@ -155,13 +156,13 @@ def _begin(plan: StudyPlan, root: Path, session: dict | None) -> tuple[dict, lis
 
 
 def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
-          budget: TimeBudget | None) -> tuple[dict, list[str]]:
+          budget: TimeBudget | None, resolved: dict) -> tuple[dict, list[str]]:
     """(run -> summary, the runs the budget left for a later call): archived runs laid out, the rest trained."""
     if plan.rejudge:
         # the aside runs too: re-archiving keeps them
-        laid = unpack(plan.source, [*plan.laid, *(a.name for a in plan.aside)], root)
+        laid = unpack(plan.source, [*plan.laid, *(a.name for a in plan.aside)], root, resolved)
         return {name: laid[name] for name in plan.laid}, []
-    results = unpack(plan.source, plan.laid, root) if plan.laid else {}
+    results = unpack(plan.source, plan.laid, root, resolved) if plan.laid else {}
     if budget is None or budget.seconds is None:
         return {**results, **execute(root, configs, jobs, echo)}, []
     todo = [n for n in configs if read_summary(root / n).get("status") in UNFINISHED]
@@ -220,12 +221,14 @@ def _numeric_first(text: str) -> tuple:
         return 1, 0.0, text
 
 
-def _stale(root: Path, wanted: dict[str, dict]) -> dict[str, str]:
-    """Run -> the first difference between an archived run laid out below `root` and `wanted`, the resolved
-    config the study makes for it today (none: the archive is today's study)."""
+def _stale(root: Path, wanted: dict[str, dict], resolved: dict) -> dict[str, str]:
+    """Run -> the first difference between an archived run laid out below `root` (its config as unpack
+    resolved it, else as read back) and `wanted`, the resolved config the study makes for it today (none: the
+    archive is today's study)."""
     out = {}
     for name, cfg in wanted.items():
-        diff = differences(_resolved(RunStore(root / name).config()), cfg, ignore=("bar",))
+        have = resolved[name] if name in resolved else _resolved(RunStore(root / name).config())
+        diff = differences(have, cfg, ignore=("bar",))
         if diff:
             out[name] = diff[0]
     return out

@@ -164,10 +164,11 @@ def _line(row: dict) -> str:
         return dumps(row) + "\n"
 
 
-def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, dict]:
+def unpack(study: str | Path, names: list[str], dest: str | Path, resolved: dict | None = None) -> dict[str, dict]:
     """Lay the named runs of an archived study out as run directories below `dest` (config, metrics,
     summary, arrays, error note, and a weights-only ckpt.pt where kept). Returns name -> summary; a
-    name the archive lacks is a ConfigError listing how many are missing."""
+    name the archive lacks is a ConfigError listing how many are missing. `resolved`, when given, receives
+    name -> the archived config as today's schema reads it (validated here anyway: no second read)."""
     study, dest = Path(study), Path(dest)
     docs = {d["run"]: d for d in archived_runs(study)}
     missing = [n for n in names if n not in docs or not held(docs[n])]
@@ -179,7 +180,9 @@ def unpack(study: str | Path, names: list[str], dest: str | Path) -> dict[str, d
                                             "archive into a new --out")
     for name in names:  # every archived config valid before anything is laid out; an error names the archive
         try:
-            validate(dict(docs[name]["config"] or {}))
+            cfg = validate(dict(docs[name]["config"] or {}))
+            if resolved is not None:
+                resolved[name] = cfg.to_dict()
         except ConfigError as err:
             raise StoreError(study / RUNS, f"run {ascii(name)[:80]}: config {err}") from None
     arrays = _arrays_by_run(study / NPZ) if (study / NPZ).exists() else {}
