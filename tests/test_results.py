@@ -1,5 +1,6 @@
-"""The results archives in results/: each readable with its manifest, all under 50 MB, docs/results.md's
-generated tables equal to them, and one small study re-judged from its archive to the archived verdicts."""
+"""The results archives in results/: each readable with its manifest, all under 55 MB (50 until GrokBench's
+evidence joined), docs/results.md's generated tables equal to them, one small study re-judged from its archive to
+the archived verdicts, and GrokBench's quick leaderboard re-judged to the archived one."""
 import json
 import re
 import runpy
@@ -11,11 +12,12 @@ from groklab.experiments import reproduce
 from groklab.store.archive import archive_size, is_archive, read_index
 
 ROOT = Path(__file__).parents[1]
-ARCHIVES = sorted(p for p in (ROOT / "results").glob("*") if p.is_dir())
+BENCH = ROOT / "results" / "grokbench-quick"  # GrokBench's packed evidence (protocol.json), not a study archive
+ARCHIVES = sorted(p for p in (ROOT / "results").glob("*") if p.is_dir() and p != BENCH)
 DOCS = runpy.run_path(str(ROOT / "benchmarks" / "results_docs.py"))
 
 
-def test_every_archive_has_its_manifest_and_all_fit_in_50_mb():
+def test_every_archive_has_its_manifest_and_all_fit_in_55_mb():
     assert ARCHIVES, "results/ holds no archive"
     for a in ARCHIVES:
         assert is_archive(a), a
@@ -29,7 +31,20 @@ def test_every_archive_has_its_manifest_and_all_fit_in_50_mb():
         for study, entry in index["studies"].items():
             assert (a / study / "experiment.json").is_file() and (a / study / "runs.jsonl.gz").is_file()
             assert entry["runs"] > 0, (a, study)
-    assert sum(archive_size(a) for a in ARCHIVES) < 50e6
+    bench = sum(f.stat().st_size for f in BENCH.rglob("*") if f.is_file())
+    assert sum(archive_size(a) for a in ARCHIVES) + bench < 55e6
+
+
+def test_grokbench_quick_rejudges_to_its_archived_leaderboard(tmp_path):
+    from groklab.experiments.grokbench.bench import grokbench
+
+    assert BENCH.is_dir(), "results/grokbench-quick: groklab grokbench --profile quick --from RUN --out it"
+    doc = grokbench("quick", tmp_path / "gb", source=BENCH, echo=lambda *a: None)
+    assert (tmp_path / "gb" / "leaderboard.csv").read_text() == (BENCH / "leaderboard.csv").read_text()
+    assert (tmp_path / "gb" / "aggregate.csv").read_text() == (BENCH / "aggregate.csv").read_text()
+    lead = doc["leaderboard"]
+    assert len({r["method"] for r in lead}) >= 8 and len({r["task"] for r in lead}) >= 4
+    assert {r["eval_seeds"] for r in lead} == {10} and len({r["tuning_runs"] for r in lead}) == 1
 
 
 def test_docs_results_tables_are_generated_from_the_archives():

@@ -42,6 +42,7 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     `methods_path`: a YAML file of methods added to (or replacing) the built-in ones; `protocol_path`: a
     protocol file in place of the built-in one (e.g. a smaller profile)."""
     from groklab.config.arguments import path_arg
+    from groklab.engine.machine import describe
     from groklab.experiments.grokbench.board import judge
     from groklab.experiments.runner import default_jobs
 
@@ -94,7 +95,8 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     atomic_write(out / "protocol.json", json.dumps({
         "profile": profile, "protocol": proto.model_dump(mode="json"), "methods": {n: m.model_dump(mode="json")
                                                                                     for n, m in chosen.items()},
-        "tasks": task_names, "train_s": round(time.perf_counter() - t0, 1)}, indent=1))
+        "tasks": task_names, "train_s": round(time.perf_counter() - t0, 1), "jobs": jobs,
+        "machine": describe()}, indent=1))  # wall times read against this session's matmul speed
     return judge(out, echo, time.perf_counter() - t0)
 
 

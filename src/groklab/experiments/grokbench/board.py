@@ -14,6 +14,7 @@ from typing import Callable
 from groklab.experiments.grokbench.scores import aggregate, cell, grok_times
 from groklab.store import atomic_write
 from groklab.store.files import read_json
+from groklab.survival import Censored
 
 LEADER = ["method", "task", "tuning_runs", "eval_seeds", "grokked", "median_steps", "ci_low", "ci_high",
           "median_wall_s", "p_improvement_vs_adamw", "p_value", "median_steps_at_also", "best_config"]
@@ -49,7 +50,10 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0) -> dict:
                           "median_steps_at_also": cell([at_also[n][0] for n in per[m]], walls, None,
                                                        horizons[task])["median_steps"],
                           "best_config": _values(selection[task][m]["values"])})
-    agg = aggregate(times, horizons, base)
+    # a task no run of any method grokked says nothing about speed: every pair is open (P = 1/2) and every run
+    # censored; the aggregates leave it out (protocol.yaml, `aggregate`), the leaderboard keeps its rows
+    solved = [t for t in tasks if any(not isinstance(x, Censored) for m in methods for x in times[m][t])]
+    agg = aggregate({m: {t: times[m][t] for t in solved} for m in methods}, horizons, base)
     lead = pd.DataFrame(board, columns=LEADER)
     agg_df = pd.DataFrame([{"method": m, **a} for m, a in agg.items()]).sort_values(
         "p_improvement", ascending=False, kind="stable")
@@ -57,13 +61,14 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0) -> dict:
     atomic_write(out / "aggregate.csv", agg_df.to_csv(index=False))
     from groklab.experiments.grokbench.figures import aggregate_figure, survival_figure
 
-    figs = survival_figure(times, horizons, out / "survival", thr) + aggregate_figure(agg_df, out / "aggregate")
-    md = markdown(doc, lead, agg_df, thr, also)
+    figs = survival_figure(times, horizons, out / "survival", thr, solved) + aggregate_figure(agg_df,
+                                                                                             out / "aggregate")
+    md = markdown(doc, lead, agg_df, thr, also, [t for t in tasks if t not in solved])
     atomic_write(out / "leaderboard.md", md)
     _html(out, doc, lead, agg_df, figs)
     for _, r in agg_df.iterrows():
         echo(f"  {r['method']}: P(improvement vs {base}) = {_num(r['p_improvement'])} [{_num(r['p_lo'])}, "
-             f"{_num(r['p_hi'])}], IQM time/horizon = {_num(r['iqm'])}, n = {len(tasks)} tasks x "
+             f"{_num(r['p_hi'])}], IQM time/horizon = {_num(r['iqm'])}, n = {len(solved)} tasks x "
              f"{len(prof['eval_seeds'])} seeds")
     echo(f"grokbench: judged in {time.perf_counter() - t0:.1f} s ({wall:.0f} s in all); {out / 'leaderboard.md'}")
     return {"leaderboard": board, "aggregate": agg, "figures": [str(f) for f in figs]}
@@ -78,15 +83,15 @@ def _seed(name: str) -> int:
 
 
 def _values(values: dict) -> str:
-    return " ".join(f"{k.removeprefix('optim.')}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                    for k, v in sorted(values.items()))
+    return " ".join(f"{k.removeprefix('optim.')}={v:.3g}" if isinstance(v, float) else
+                    f"{k.removeprefix('optim.')}={v}" for k, v in sorted(values.items()))
 
 
 def _num(v, digits: int = 3) -> str:
     return "–" if v is None or v != v else f"{v:.{digits}g}"
 
 
-def markdown(doc: dict, lead, agg, thr: float, also: float) -> str:
+def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ()) -> str:
     proto, prof = doc["protocol"], doc["protocol"]["profiles"][doc["profile"]]
     lines = [f"# GrokBench ({doc['profile']} profile)", "",
              f"{len(doc['methods'])} methods x {len(doc['tasks'])} tasks; each method tuned by "
@@ -99,7 +104,9 @@ def markdown(doc: dict, lead, agg, thr: float, also: float) -> str:
     for _, r in agg.iterrows():
         lines.append(f"| {r['method']} | {_num(r['p_improvement'])} [{_num(r['p_lo'])}, {_num(r['p_hi'])}] | "
                      f"{_num(r['iqm'])} [{_num(r['iqm_lo'])}, {_num(r['iqm_hi'])}] |")
-    lines += ["", "IQM: undefined (–) where more than a quarter of a method's runs never grokked.", ""]
+    lines += ["", "IQM: undefined (–) where more than a quarter of a method's runs never grokked."
+              + (f" Left out of both aggregates: {', '.join(unsolved)} (no run of any method grokked: every pair "
+                 "is open and every run censored, so the task cannot rank methods)." if unsolved else ""), ""]
     for task, g in lead.groupby("task", sort=False):
         lines += [f"## {task}", "", f"| method | grokked | median steps [95% CI] | steps to {also:g} | median wall s |"
                   f" P(improvement) | p | chosen |", "|---|---|---|---|---|---|---|---|"]

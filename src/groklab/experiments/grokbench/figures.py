@@ -31,12 +31,18 @@ def km_grokked(times: list, horizon: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def survival_figure(times: dict[str, dict[str, list]], horizons: dict[str, float], path: Path,
-                    thr: float) -> list[Path]:
-    """One panel per task: the share of evaluation runs grokked (test acc >= thr) against steps, per method."""
+                    thr: float, solved: list | None = None) -> list[Path]:
+    """One panel per task: the share of evaluation runs grokked (test acc >= thr) against steps, per method; and
+    a last panel pooling the `solved` tasks on steps / horizon (rliable's performance profile, Kaplan-Meier)."""
     methods = list(times)
     tasks = list(next(iter(times.values()))) if times else []
     if not tasks:
         return []
+    pooled = {m: [type(x)(float(x) / horizons[t]) for t in (solved or []) for x in times[m][t]] for m in methods}
+    if solved:
+        horizons = {**horizons, "all solved tasks (steps / horizon)": 1.0}
+        times = {m: {**times[m], "all solved tasks (steps / horizon)": pooled[m]} for m in methods}
+        tasks = tasks + ["all solved tasks (steps / horizon)"]
     ncols = min(3, len(tasks))
     nrows = -(-len(tasks) // ncols)
     with plt.rc_context(STYLE):
@@ -66,7 +72,7 @@ def aggregate_figure(agg, path: Path) -> list[Path]:
         y = np.arange(len(agg))[::-1]
         for ax, (col, lo, hi, label, ref) in zip(axes, (
                 ("p_improvement", "p_lo", "p_hi", "P(groks before the tuned baseline)", 0.5),
-                ("iqm", "iqm_lo", "iqm_hi", "IQM of steps / horizon (lower: sooner)", None))):
+                ("iqm", "iqm_lo", "iqm_hi", "IQM of steps / horizon (lower: sooner; > : unbounded)", None))):
             for yi, (_, r) in zip(y, agg.iterrows()):
                 if r[col] is None or r[col] != r[col]:
                     ax.text(0.02, yi, "undefined (> 1/4 censored)", va="center", fontsize=6, color="0.4",
@@ -74,7 +80,10 @@ def aggregate_figure(agg, path: Path) -> list[Path]:
                     continue
                 ax.plot([r[col]], [yi], "o", color="k", ms=4)
                 if r[lo] is not None and r[lo] == r[lo]:
-                    ax.plot([r[lo], r[hi]], [yi, yi], "-", color="k", lw=1)
+                    open_top = r[hi] is None or r[hi] != r[hi]  # unbounded above: drawn to the edge, arrowed
+                    ax.plot([r[lo], 1.0 if open_top else r[hi]], [yi, yi], "-", color="k", lw=1)
+                    if open_top:
+                        ax.plot([1.0], [yi], ">", color="k", ms=4, clip_on=False)
             if ref is not None:
                 ax.axvline(ref, color="0.5", ls=":", lw=1)
             ax.set(xlim=(0, 1), xlabel=label)

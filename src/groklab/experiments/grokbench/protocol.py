@@ -89,6 +89,7 @@ class Protocol(BaseModel):
     also: float = Field(gt=0, le=1)
     draw_seed: int
     criterion: str
+    aggregate: str = "every task"
     profiles: dict[Literal["quick", "paper", "tiny"], Profile]
 
 
