@@ -91,13 +91,19 @@ def _num(v, digits: int = 3) -> str:
     return "–" if v is None or v != v else f"{v:.{digits}g}"
 
 
+def _cell(v: float) -> str:
+    """A table cell: whole step counts as integers (4,550, not 4.55e+03), other values to 3 digits."""
+    return f"{v:,.0f}" if v == v and v == int(v) and abs(v) >= 10 else _num(v)
+
+
 def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ()) -> str:
     proto, prof = doc["protocol"], doc["protocol"]["profiles"][doc["profile"]]
     lines = [f"# GrokBench ({doc['profile']} profile)", "",
              f"{len(doc['methods'])} methods x {len(doc['tasks'])} tasks; each method tuned by "
              f"{prof['tuning_configs'] * len(prof['tuning_seeds'])} runs per task (seeds {prof['tuning_seeds']}), "
              f"its best configuration then run on {len(prof['eval_seeds'])} held-out seeds. Grokked: test accuracy "
-             f">= {thr:g}; times censored at the horizon. Selection: {proto['criterion']}", "",
+             f">= {thr:g}; times censored at the horizon. Selection: "
+             f"{proto['criterion'].replace('`threshold`', f'{thr:g}')}", "",
              "## Across tasks", "",
              f"| method | P(improvement vs {proto['baseline']}) [95% CI] | IQM steps / horizon [95% CI] |",
              "|---|---|---|"]
@@ -129,8 +135,8 @@ def _html(out: Path, doc: dict, lead, agg, figs: list) -> None:
     env = Environment(loader=PackageLoader("groklab", "templates"), autoescape=select_autoescape(["j2", "html"]))
     first = markdown(doc, lead, agg, doc["protocol"]["threshold"], doc["protocol"]["also"]).split("\n")[2]
     page = env.get_template("grokbench.html.j2").render(
-        profile=doc["profile"], summary=first, aggregate=agg.to_html(index=False, na_rep="–", float_format=_num),
-        leaderboard=lead.to_html(index=False, na_rep="–", float_format=_num),
+        profile=doc["profile"], summary=first, aggregate=agg.to_html(index=False, na_rep="–", float_format=_cell),
+        leaderboard=lead.to_html(index=False, na_rep="–", float_format=_cell),
         figures=[{"name": f.stem, "uri": data_uri(f)} for f in figs if f.suffix == ".png"],
         protocol=yaml.safe_dump({k: doc[k] for k in ("protocol", "methods", "tasks")}, sort_keys=False))
     atomic_write(out / "report.html", page)

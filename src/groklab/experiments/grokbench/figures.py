@@ -51,7 +51,8 @@ def survival_figure(times: dict[str, dict[str, list]], horizons: dict[str, float
             for k, m in enumerate(methods):
                 xs, ys = km_grokked(times[m][task], horizons[task])
                 ax.step(xs, ys, where="post", color=f"C{k % 10}", ls="-" if k < 10 else "--", lw=1.2, label=m)
-            ax.set(title=task, xlabel="step", xlim=(0, horizons[task]), ylim=(0, 1.02))
+            ax.set(title=task, xlabel="steps / horizon" if task.startswith("all ") else "step",
+                   xlim=(0, horizons[task]), ylim=(0, 1.02))
         for ax in axes.flat[len(tasks):]:
             ax.set_visible(False)
         for row in axes:
