@@ -107,12 +107,16 @@ def test_stacked_checkpoint_is_a_solo_checkpoint(tmp_path):
             assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-4)
 
 
-@pytest.mark.parametrize("optim", ["nadam", "rmsprop", "sgd"])
+@pytest.mark.parametrize("optim", ["nadam", "rmsprop", "sgd", "adamw+grokfast"])
 def test_stacked_checkpoints_of_every_rule_resume_as_solo_runs(optim, tmp_path):
-    """A stacked member's checkpoint holds torch's own state for its rule (NAdam's step and mu product too): the
-    solo loop resumes it and the stack resumes from it, each equal to the uninterrupted solo run (float64)."""
+    """A stacked member's checkpoint holds torch's own state for its rule (NAdam's step and mu product too) and
+    its Grokfast-EMA average in the solo filter's format: the solo loop resumes it and the stack resumes from it,
+    each equal to the uninterrupted solo run (float64)."""
+    optim, *filt = optim.split("+")
+    extra = {"optim.grokfast": "ema", "optim.ortho_grad": "true"} if filt else {}
     cfgs = [make_config(tiny(optim=optim, dtype="float64", seed=s, steps=20, checkpoint_every=10,
-                             **{"eval.every": 5, "optim.lr": 0.01 * (s + 1), "optim.c": 1 + s})) for s in (0, 1)]
+                             **{"eval.every": 5, "optim.lr": 0.01 * (s + 1), "optim.c": 1 + s, **extra}))
+            for s in (0, 1)]
     outs = [tmp_path / f"m{i}" for i in range(2)]
     train_population(cfgs, outs, packing="stacked")
     longer = [c.model_copy(update={"steps": 35}) for c in cfgs]
@@ -159,7 +163,7 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
         train_population([a], packing="vmap")
     for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"optim.c_mode": "adaptive"}, "optim.c_mode"),
                          ({"sampler": "balanced"}, "sampler"), ({"loss": "stablemax"}, "loss"),
-                         ({"optim.grokfast": "ema"}, "optim.grokfast"), ({"optim.ortho_grad": "true"}, "ortho_grad")):
+                         ({"optim.grokfast": "ma"}, "optim.grokfast")):  # EMA and ⊥Grad stack; MA's host counter not
         pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
         with pytest.raises(ConfigError, match=field):
             train_population(pair, packing="stacked")
@@ -176,6 +180,9 @@ FAMILIES = {  # 002's and 004's paper-profile families and optimizers, each at a
     "rmsprop": ["optim=rmsprop"],
     "circulant": ["model.emb_init=circulant", "optim=adamw"],
     "lstm_nadam_warmup": ["model=lstm", "model.depth=1", "optim=nadam", "optim.warmup=7"],
+    "grokfast_ema": ["optim=adamw", "optim.grokfast=ema", "optim.grokfast_alpha=0.9", "optim.grokfast_lamb=1.5"],
+    "ortho_grad": ["optim=adamw", "optim.ortho_grad=true"],
+    "lstm_grokfast_ortho": ["model=lstm", "model.depth=1", "optim=adam", "optim.grokfast=ema", "optim.ortho_grad=true"],
 }
 
 

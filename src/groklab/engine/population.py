@@ -49,8 +49,7 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
                 ("sampler", cfg.sampler, cfg.sampler in STACKED_SAMPLERS, ", ".join(STACKED_SAMPLERS)),
                 ("loss", cfg.loss, cfg.loss == "ce" and not cfg.loss_float64, "ce"),
                 ("optim.c_mode", o.c_mode, o.c_mode == "fixed", "fixed"),
-                ("optim.grokfast", o.grokfast, o.grokfast == "none", "none"),
-                ("optim.ortho_grad", o.ortho_grad, not o.ortho_grad, "false")):
+                ("optim.grokfast", o.grokfast, o.grokfast in ("none", "ema"), "none, ema")):
             if not ok:
                 raise ConfigError(key, value, f"packing=stacked supports {allowed}; use packing=sequential")
         for key, value in flatten(cfg.to_dict()).items():

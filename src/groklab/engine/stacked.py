@@ -17,6 +17,7 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
+from groklab.engine.stacked_filters import FILTER, filter_grads
 from groklab.optim import rules
 
 ALIGN = 64  # elements (256 bytes): block starts aligned for vectorized loads and cuBLAS
@@ -88,6 +89,10 @@ class Stacked:
         tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
         self.state = {}  # the rule's per-parameter state (rules.STATE), each laid out as theta
+        o = cfgs[0].optim  # gradient filters, shared by a stack (population.stack_key): Grokfast-EMA, then ⊥Grad
+        self.ema = None  # Grokfast-EMA's average, laid out as theta; None until the first gradient (it starts there)
+        self.grokfast = (o.grokfast_alpha, o.grokfast_lamb) if o.grokfast == "ema" else None
+        self.ortho = o.ortho_grad
         self._link()
 
     def _columns(self, models: list, optimizers: list, lrs: list, dtype) -> None:
@@ -133,7 +138,7 @@ class Stacked:
     def keep(self, idx: list[int]) -> None:
         """Drop every member not in `idx` (finished runs), keeping the order of `idx`."""
         sel = torch.tensor(idx, dtype=torch.long, device=self.device)
-        bufs = {"theta": self.theta, **self.state}
+        bufs = {"theta": self.theta, **self.state, **({FILTER: self.ema} if self.ema is not None else {})}
         blocks = {k: {n: self.block(b, n).index_select(0, sel) for n in self.names} for k, b in bufs.items()}
         self._layout(len(idx))
         new = {}
@@ -145,7 +150,7 @@ class Stacked:
             pick = lambda d: {k: x.index_select(0, sel) for k, x in d.items()}  # noqa: E731
             self.base_lr, self.ratio, self.lr, self.wd = (x.index_select(0, sel) if torch.is_tensor(x) else pick(x)
                                                          for x in (self.base_lr, self.ratio, self.lr, self.wd))
-        self.theta = new.pop("theta")
+        self.theta, self.ema = new.pop("theta"), new.pop(FILTER, None)
         self.state = new
         self._link()
 
@@ -249,6 +254,7 @@ class Stacked:
     def step(self, grads: list[torch.Tensor]) -> None:
         """One optimizer step for every member, block by block, following torch's formulas (optim/rules.py)."""
         self.t += 1
+        filter_grads(self, grads)
         first = not all(k in self.state for k in self.kinds)
         for k in self.kinds:
             self.state.setdefault(k, torch.zeros_like(self.theta))

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
+from groklab.engine.stacked_filters import load_ema, member_ema
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
 
@@ -147,6 +148,10 @@ class StackedStep:
                         state.setdefault(k, {})[names[id(t)]] = v
             if state:
                 self.stack.load_state(i, start, state)
+            f = e.grad_filter
+            if getattr(f, "ema", None) is not None:  # a resumed Grokfast-EMA member
+                trained = [n for n, t in e.model.named_parameters() if t.requires_grad]
+                load_ema(self.stack, i, dict(zip(trained, f.ema)))
         self.X, self.y = exps[0].task.inputs.to(device), exps[0].task.labels.to(device)
         N, n_train = len(self.y), [len(e.y_train) for e in exps]
         self.n_train = n_train
@@ -219,6 +224,9 @@ class StackedStep:
                 if st:  # torch keeps its step count (NAdam: its mu product) only beside tensors it keeps
                     st.update({k: v.clone() for k, v in s["scalars"].items()})
                 e.optimizer.state[t] = st
+        if e.grad_filter is not None and hasattr(e.grad_filter, "ema"):  # its Grokfast-EMA, in the solo format
+            e.grad_filter.ema = member_ema(self.stack, i, [n for n, t in e.model.named_parameters()
+                                                           if t.requires_grad])
         return e.model
 
     def state(self, i: int) -> dict:
