@@ -52,9 +52,11 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     methods_path, jobs = path_arg(methods_path, "--add-methods", optional=True), jobs or default_jobs()
     if source is not None:
         doc = read_json(Path(source) / "protocol.json")
+        evidence = {name: _read_bytes(Path(source) / name) for name in (ROWS, "runs.json", "protocol.json",
+                                                                      "selection.json")}  # all before any write
         out.mkdir(parents=True, exist_ok=True)
-        for name in (ROWS, "runs.json", "protocol.json", "selection.json"):
-            atomic_write(out / name, (Path(source) / name).read_bytes())
+        for name, data in evidence.items():
+            atomic_write(out / name, data)
         echo(f"grokbench: re-judged from {source} ({doc['profile']} profile)")
         return judge(out, echo, time.perf_counter() - t0)
     proto = load_protocol(protocol_path) if protocol_path else load_protocol()
@@ -98,6 +100,17 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
         "tasks": task_names, "train_s": round(time.perf_counter() - t0, 1), "jobs": jobs,
         "machine": describe()}, indent=1))  # wall times read against this session's matmul speed
     return judge(out, echo, time.perf_counter() - t0)
+
+
+def _read_bytes(path: Path) -> bytes:
+    from groklab.errors import StoreError
+    from groklab.store.files import regular
+
+    regular(path)
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise StoreError(path, "missing" if isinstance(err, FileNotFoundError) else "cannot be read") from None
 
 
 def _train(out: Path, runs: dict, jobs: int, echo: Callable) -> None:
