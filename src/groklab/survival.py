@@ -65,6 +65,17 @@ def km_median(times: Sequence[Optional[float]], horizon: float, level: float = 0
     return out
 
 
+def first_share(a: Sequence, b: Sequence) -> Optional[float]:
+    """P(a run of A reaches the event before a run of B) over all pairs, as _concordance's p_a_first (ties and
+    pairs censoring leaves open count 1/2), without its permutation null: cheap enough to bootstrap."""
+    if not len(a) or not len(b):
+        return None
+    (ta, oa), (tb, ob) = _split(a, math.inf), _split(b, math.inf)
+    first = (oa[:, None] & (ta[:, None] < tb[None, :])).astype(float)
+    later = (ob[None, :] & (tb[None, :] < ta[:, None])).astype(float)
+    return float(((first - later).mean() + 1) / 2)
+
+
 def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float,
                 max_exact: int = 20000, reps: int = 20000, seed: int = 0) -> dict:
     """_concordance, remembered: a study asks the same comparison for a task and again for "all four" (its

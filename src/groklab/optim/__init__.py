@@ -62,6 +62,8 @@ def build_optimizer(cfg, model: nn.Module) -> torch.optim.Optimizer:
         return torch.optim.NAdam(groups, lr=o.lr, betas=tuple(o.betas), eps=o.eps, weight_decay=o.weight_decay,
                                  decoupled_weight_decay=o.decoupled, foreach=True)
     if o.name == "muon":  # Muon on the hidden matrices, AdamW (decoupled decay) on the rest
+        if not hasattr(torch.optim, "Muon"):
+            raise ConfigError("optim.name", "muon", f"needs torch.optim.Muon (torch >= 2.9, not {torch.__version__})")
         return MuonAdamW(model, groups, o.lr, o.weight_decay, o.betas, o.eps)
     if o.name == "rmsprop":
         return torch.optim.RMSprop(groups, lr=o.lr, alpha=o.alpha, eps=o.eps, weight_decay=o.weight_decay,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from groklab.config import make_config
-from groklab.errors import ConfigError
+from groklab.errors import ConfigError, printable
 from groklab.experiments.grokbench.protocol import check, draws, load_methods, load_protocol, overrides
 from groklab.store import atomic_write
 from groklab.store.files import read_json
@@ -46,6 +46,8 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     from groklab.experiments.grokbench.board import judge
     from groklab.experiments.runner import default_jobs
 
+    if jobs is not None and jobs < 0:
+        raise ConfigError("--jobs", jobs, "must be >= 1 (0: one per CPU core)")
     t0 = time.perf_counter()
     out, source = path_arg(out, "--out"), path_arg(source, "--from", optional=True)
     protocol_path = path_arg(protocol_path, "--protocol", optional=True)
@@ -115,7 +117,10 @@ def _read_bytes(path: Path) -> bytes:
 
 def _train(out: Path, runs: dict, jobs: int, echo: Callable) -> None:
     from groklab.experiments.runner import execute
+    from groklab.store.names import check_name
 
+    for k in runs:  # the one gate for names that become folders (their parts passed protocol.NAME already)
+        check_name(k, "run")
     results = execute(out, {k: make_config(v["overrides"]).to_dict() for k, v in runs.items()}, jobs=jobs,
                       echo=echo)
     failed = [k for k, r in results.items() if r.get("status") == "failed"]
@@ -132,7 +137,7 @@ def _announce(proto, prof, methods, tasks, profile, echo) -> None:
     echo(f"  selection: {proto.criterion}")
     for name, m in methods.items():
         ranges = "; ".join(f"{k} {_show(r)}" for k, r in sorted(m.tune.items()))
-        echo(f"  {name}: {m.about} | {' '.join(m.set) or '-'} | tuned: {ranges}")
+        echo(printable(f"  {name}: {m.about} | {' '.join(m.set) or '-'} | tuned: {ranges}"))  # a user's file
 
 
 def _show(r) -> str:

@@ -6,28 +6,20 @@ from pathlib import Path
 import numpy as np
 
 from groklab.plots.style import STYLE, plt, save
-from groklab.survival import Censored
+from groklab.survival import Censored, censored_data
 
 
 def km_grokked(times: list, horizon: float) -> tuple[np.ndarray, np.ndarray]:
-    """Step function (t, share grokked by t) = 1 - Kaplan-Meier survival; censored runs leave the risk set
-    where they were last seen and are never drawn as grokking at the horizon."""
-    t = np.array([float(x) for x in times])
-    obs = np.array([not isinstance(x, Censored) for x in times])
-    order = np.argsort(t, kind="stable")
-    t, obs = t[order], obs[order]
-    xs, ys, s, at_risk = [0.0], [0.0], 1.0, len(t)
-    for u in np.unique(t):
-        here = t == u
-        d = int((here & obs).sum())
-        if d and at_risk:
-            s *= 1 - d / at_risk
-            xs.append(float(u))
-            ys.append(1 - s)
-        at_risk -= int(here.sum())
-    xs.append(horizon)
-    ys.append(ys[-1])
-    return np.array(xs), np.array(ys)
+    """Step function (t, share grokked by t) = 1 - Kaplan-Meier survival (scipy's ecdf, as survival.km_median);
+    censored runs leave the risk set where they were last seen and are never drawn as grokking at the horizon."""
+    from scipy import stats
+
+    if not any(not isinstance(x, Censored) for x in times):
+        return np.array([0.0, horizon]), np.array([0.0, 0.0])
+    sf = stats.ecdf(censored_data(times, horizon)).sf
+    drop = np.diff(np.concatenate([[1.0], sf.probabilities])) != 0  # the steps: event times only
+    xs, ys = sf.quantiles[drop], 1 - sf.probabilities[drop]
+    return np.concatenate([[0.0], xs, [horizon]]), np.concatenate([[0.0], ys, [ys[-1]]])
 
 
 def survival_figure(times: dict[str, dict[str, list]], horizons: dict[str, float], path: Path,

@@ -8,6 +8,7 @@ protocol's `draw_seed` and the two names alone, so adding a method or a task cha
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from pathlib import Path
 from typing import Literal, Optional
@@ -21,6 +22,9 @@ from groklab.errors import ConfigError
 from groklab.store.files import read_text
 
 HERE = Path(__file__).parent
+# a method's or task's name is a folder of its runs (tune/<task>/<method>/...), a CSV value and a Markdown cell
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]{0,63}")
+NAMED = "1-64 letters, digits, '_', '+' or '-', starting with a letter or digit"
 
 
 class Range(BaseModel):
@@ -72,6 +76,9 @@ class Profile(BaseModel):
 
     @model_validator(mode="after")
     def _disjoint(self) -> "Profile":
+        bad = [t for t in self.tasks if not NAME.fullmatch(t)]
+        if bad:
+            raise ValueError(f"task name {ascii(bad[0])[:80]}: {NAMED}")
         both = sorted(set(self.tuning_seeds) & set(self.eval_seeds))
         if both:
             raise ValueError(f"tuning and evaluation seeds must be disjoint (both: {both})")
@@ -104,6 +111,8 @@ def load_methods(path: Path = HERE / "methods.yaml") -> dict[str, Method]:
     """The methods file, each entry validated (a bad entry: a one-line error naming it)."""
     out = {}
     for name, entry in _read(path, "methods").items():
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            raise ConfigError("methods", name, f"a method's name: {NAMED}")
         try:
             out[str(name)] = Method.model_validate(entry)
         except ValidationError as err:

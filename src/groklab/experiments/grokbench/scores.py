@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from groklab.survival import Censored, concordance, km_median
+from groklab.survival import Censored, concordance, first_share, km_median
 
 REPS = 2000  # bootstrap resamples of the aggregates
 
@@ -35,23 +35,6 @@ def grok_times(df, thr: float) -> dict[str, tuple]:
         else:
             out[run] = (Censored(float(g["step"].iloc[-1])), Censored(float(wall.iloc[-1])))
     return out
-
-
-def first_share(a: Sequence, b: Sequence) -> Optional[float]:
-    """P(a run of A groks before a run of B) over all pairs (Gehan's score: ties and open pairs count 1/2)."""
-    if not len(a) or not len(b):
-        return None
-    ta, oa = _arrays(a)
-    tb, ob = _arrays(b)
-    first = (oa[:, None] & (ta[:, None] < tb[None, :])).astype(float)
-    later = (ob[None, :] & (tb[None, :] < ta[:, None])).astype(float)
-    return float(((first - later).mean() + 1) / 2)
-
-
-def _arrays(times: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    t = np.array([float(x) for x in times])
-    o = np.array([not isinstance(x, Censored) for x in times])
-    return t, o
 
 
 def cell(times: Sequence, walls: Sequence, base: Optional[Sequence], horizon: float) -> dict:
@@ -117,4 +100,4 @@ def _band(name: str, values: list, level: float) -> dict:
             f"{name}_hi": float(hi) if math.isfinite(hi) else None}
 
 
-__all__ = ["aggregate", "cell", "first_share", "grok_times", "iqm"]
+__all__ = ["aggregate", "cell", "grok_times", "iqm"]
