@@ -306,6 +306,7 @@ CASES: list[tuple[str, list[str], str, int, list[str]]] = [
     ("cite-an-empty-dir", ["cite", "{tmp}/empty"], "empty", 2, []),
     ("grokbench-unknown-method", ["grokbench", "--methods", "lion", "--out", "{tmp}/g"], "", 2, ["{tmp}/g"]),
     ("grokbench-unknown-task", ["grokbench", "--tasks", "xor", "--out", "{tmp}/g"], "", 2, ["{tmp}/g"]),
+    ("grokbench-jobs-negative", ["grokbench", "--jobs", "-1", "--out", "{tmp}/g"], "", 2, ["{tmp}/g"]),
     ("grokbench-from-missing", ["grokbench", "--from", "{tmp}/nope", "--out", "{tmp}/g"], "", 2, ["{tmp}/g"]),
     ("grokbench-add-methods-missing", ["grokbench", "--add-methods", "{tmp}/nope.yaml", "--out", "{tmp}/g"], "", 2,
      ["{tmp}/g"]),
