@@ -161,10 +161,11 @@ def main(argv=None) -> int:
             del exps, solo_exps
             if device.type == "cuda":
                 torch.cuda.empty_cache()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": name, "torch": torch.__version__, "tf32": tf32, "date": time.strftime("%Y-%m-%d"),
-                       "fp32_matmul_gflops": round(peak, 1), "rows": results}, f, indent=1)
+            if args.json:  # after every row: a run stopped by its time limit keeps the rows it finished
+                with open(args.json, "w") as f:
+                    json.dump({"device": name, "torch": torch.__version__, "tf32": tf32,
+                               "date": time.strftime("%Y-%m-%d"), "fp32_matmul_gflops": round(peak, 1),
+                               "rows": results}, f, indent=1)
     return 0
 
 

@@ -25,10 +25,12 @@ import torch.nn.functional as F
 
 from groklab import make_config
 from groklab.data.images import make_image_task
+from groklab.engine.precision import fp32_precision
 from groklab.engine.setup import build
 from groklab.engine.step import SoloStep, evaluate
 from groklab.experiments.beyond.resnet import profile_overrides
 from groklab.models.resnet import resnet18
+from groklab.sweep.cost import shape_of
 
 CASES = {"quick": {"entries": 6, "image": 32, "width": 8}, "paper": {"entries": 11, "image": 224, "width": 64}}
 
@@ -102,7 +104,8 @@ def main(argv=None) -> int:
             g_ms.append(timed(ours, steps, a.device))
             r_ms.append(timed(ref, steps, a.device))
         n_eval = min(len(exp.X_test), 2000)
-        e_ms = timed(lambda: evaluate(exp.model, exp.X_test[:n_eval], exp.y_test[:n_eval], 16384), 1, a.device)
+        with fp32_precision(False if a.device == "cuda" else None):  # groklab evaluates in full float32
+            e_ms = timed(lambda: evaluate(exp.model, exp.X_test[:n_eval], exp.y_test[:n_eval], 16384), 1, a.device)
         g, r = statistics.median(g_ms), statistics.median(r_ms)
         B, n_all = exp.cfg.batch_size, len(exp.X_train) + len(exp.X_test)
         prof = make_config(profile_overrides(case))
@@ -111,7 +114,8 @@ def main(argv=None) -> int:
         out[case] = {"render_s": round(render_s, 2), "images_mib": round(mib, 1), "groklab_ms": round(g, 1),
                      "reference_ms": round(r, 1), "ratio": round(g / r, 3), "train_img_s": round(B / g * 1e3, 1),
                      "eval_img_s": round(n_eval / e_ms * 1e3, 1), "profile_steps": prof.steps,
-                     "profile_run_hours": round(total_h, 2)}
+                     "profile_run_hours": round(total_h, 2), "tf32": exp.cfg.tf32,
+                     "gflop_per_step": round(shape_of(exp.cfg.to_dict())[3] * B / 1e9, 1)}
         print(f"{case}: render {render_s:.2f} s ({mib:.1f} MiB), groklab {g:.1f} ms/step, reference {r:.1f} "
               f"ms/step, ratio {g / r:.3f}, train {B / g * 1e3:.0f} img/s, eval {n_eval / e_ms * 1e3:.0f} img/s; "
               f"one {case}-profile run ({prof.steps} steps) ~ {total_h:.2f} h", flush=True)

@@ -4,11 +4,17 @@
     python benchmarks/fit_cost.py --write         # writes src/groklab/sweep/costs.json
 
 Each archived run's summary holds its wall seconds, steps, parameters, training and test rows, device and (a
-stacked population on a GPU) its size; its config says the batch, the evaluation and measure cadences. The
-coefficients are non-negative least squares on relative error (every row divided by its wall time), one fit per
-device; a stack of k members counts once with its work times k. The archives were trained on machines whose
-speed varies several-fold from day to day (the fit's error says how much that costs an estimate): these are
-planning numbers, with the error printed beside them.
+stacked population on a GPU) its size; its config says the batch, the evaluation and measure cadences, and rebuilds
+the model on the meta device for its FLOPs per row (sweep/cost.py). The coefficients are non-negative least squares
+on relative error (every row divided by its wall time), one fit per device; a stack of k members counts once with
+its work times k. On a GPU every archived run is a long, compute-heavy stack (20,000-30,000 steps of full
+batches), so they alone cannot tell a step's fixed cost from its compute and put ~4 ms on every step; the step
+times bench_population.py measured on GPUs (benchmarks/results/population_*.json: stacks of 1-256 members at
+batch 64-512, ms per step, no evaluation) are fitted beside them as rows of 1,000 steps without start or
+evaluation. Rows taken with TF32 matmuls count only for stacks of <= 4 members, where the matmuls are a small part
+of the step; the default is float32. The archives were trained on machines whose speed varies several-fold from
+day to day (the fit's error says how much that costs an estimate): these are planning numbers, with the error
+printed beside them.
 """
 from __future__ import annotations
 
@@ -47,8 +53,42 @@ def rows(archives: list[Path]) -> dict[str, list]:
             ms = cfg.get("measures") or {}
             calls = {m: s["steps"] // ms[m]["every"] + 1 for m in MEASURES if (ms.get(m) or {}).get("every")}
             x = features(s["steps"], batch, s["n_params"], n_train + s["n_test"], cfg["eval"]["every"], k, calls,
-                         n_train)
+                         n_train, _flops_row(cfg))
             out.setdefault(s["device"], []).append((x, s["wall_s"], f"{f.parent.parent.name}/{f.parent.name}"))
+    return out
+
+
+def _flops_row(cfg: dict) -> float | None:
+    """FLOPs of one row's forward and backward (sweep/cost.py), None where the stored config no longer builds."""
+    from groklab.config import make_config
+    from groklab.sweep.cost import shape_of
+    try:
+        return shape_of(make_config(base=cfg).to_dict())[3]
+    except Exception:  # noqa: BLE001 -- an old archive's config: the dense estimate (6 per parameter)
+        return None
+
+
+def bench_rows(files: list[Path]) -> list:
+    """[(features, seconds per 1,000 steps, file)] of bench_population.py's GPU tables (float32 rows, and TF32
+    rows of stacks of <= 4 members)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_population import configs
+
+    from groklab.sweep.cost import run_features
+    out = []
+    for f in files:
+        doc = json.loads(f.read_text())
+        if "NVIDIA" not in doc.get("device", ""):
+            continue
+        for r in doc["rows"]:
+            if doc.get("tf32") and r["M"] > 4:
+                continue
+            model, B = r.get("model", "mlp"), r["batch"]
+            p = 59 if model == "code_mlp" else 97
+            cfg = configs(1, None if B == "full" else B, p, 128, "cpu", False, model)[0].to_dict()
+            x = run_features({**cfg, "steps": 1000, "eval": {**cfg["eval"], "every": 10**9}}, r["M"])
+            x[0] = x[3] = 0.0  # no start, no evaluation: a timed stretch of steps (its GFLOP: training only)
+            out.append((x, r["stacked_ms_per_step"], f"{f.name} {model} B={B} M={r['M']}"))
     return out
 
 
@@ -74,15 +114,19 @@ def main() -> int:
 
     archives = a.archives or sorted(p.parent for p in (ROOT / "results").glob("*/manifest.json"))
     devices = {}
-    for device, data in rows(archives).items():
+    data_by = rows(archives)
+    bench = bench_rows(sorted((ROOT / "benchmarks" / "results").glob("population_*.json")))
+    data_by.setdefault("cuda", []).extend(bench)
+    for device, data in data_by.items():
         coef, quality = fit(data)
         devices[device] = {"coef": [round(c, 9) for c in coef], "fit": quality}
         print(f"{device}: {quality}; coefficients {devices[device]['coef']}")
-    doc = {"features": ["start", "steps", "train step GFLOP-like", "eval GFLOP-like",
+    doc = {"features": ["start", "steps", "GFLOP", "million evaluated rows",
                         *[f"{m} calls x GFLOP-like" for m in MEASURES]],
            "fitted": {"date": datetime.date.today().isoformat(), "by": "benchmarks/fit_cost.py",
                       "archives": [p.name for p in archives], "torch here": torch.__version__,
-                      "note": "coefficients from runs of several machines and days; cuda from H100/H200 stacks"},
+                      "note": "coefficients from runs of several machines and days; cuda from H100/H200 stacks and "
+                              f"{len(bench)} step times of benchmarks/results/population_*.json"},
            "devices": devices}
     if a.write:
         COSTS.write_text(json.dumps(doc, indent=1) + "\n")

@@ -106,17 +106,61 @@ def test_plan_slices_fit_one_command_and_name_real_runs():
 
 def test_on_a_gpu_configurations_that_share_a_stack_are_one_unit(tmp_path):
     """004's threshold study (six fractions of one Transformer) is one GPU unit, its globs comma-separated, and
-    reproduce --only with that list trains exactly those runs; a unit's estimate stays within CAP_S unless it
-    is a single configuration; on a CPU each configuration stays a unit of its own."""
-    from groklab.experiments.estimate import CAP_S, units
+    reproduce --only with that list trains exactly those runs; a unit's estimate stays within cap_s() unless it
+    is a single run; on a CPU each configuration stays a unit of its own."""
+    from groklab.experiments.estimate import cap_s, units
     from groklab.experiments.plan import select
 
     gpu, cpu = (units("beyond/threshold", "quick", seeds=2, device=d) for d in ("cuda", "cpu"))
     assert len(gpu) == 1 and len(cpu) == 12  # six fractions and the horizon arm's six
     assert gpu[0]["unit"] == ",".join(r["unit"] for r in cpu) and gpu[0]["runs"] == 24
-    assert all(r["seconds"] <= CAP_S or "," not in r["unit"] for r in units("beyond/all", "paper", seeds=3,
-                                                                              device="cuda"))
+    assert all(r["seconds"] <= cap_s() or r["runs"] == 1 for r in units("beyond/all", "paper", seeds=3,
+                                                                          device="cuda"))
     names = ["f0.1/s0", "f0.1/s1", "f0.2/s0", "f0.3/s0", "x/f0.1"]
     from groklab.experiments.spec import RunSpec
     assert [s.name for s in select([RunSpec(n, ()) for n in names], "f0.1/*,f0.3/*")] == ["f0.1/s0", "f0.1/s1",
                                                                                         "f0.3/s0"]
+
+
+def test_a_configuration_longer_than_one_gpu_command_is_cut_into_seeds(monkeypatch):
+    """A GPU window returns no checkpoint, so a unit that cannot finish in one command never finishes: a
+    configuration whose stack is estimated past the cap is cut into consecutive seeds that fit (each glob a run
+    name reproduce --only selects); runs that cannot stack (ResNet-18) are estimated one after another, not as a
+    stack; a single run past the cap stays one unit and its slice says so."""
+    import fnmatch
+
+    from groklab.experiments import estimate
+    from groklab.experiments.papers import resolve
+    from groklab.experiments.plan import specs_of
+
+    monkeypatch.setattr(estimate, "margin", lambda device: 1.0)
+    monkeypatch.setattr(estimate, "run_seconds", lambda cfg, device, members=1: 100.0 * members)  # no sharing
+    rows = estimate.units("beyond/threshold", "quick", seeds=5, device="cuda", cap=250)
+    names = [s.name for s in specs_of(resolve("beyond/threshold")[0], "quick", 5)]
+    assert all(r["seconds"] <= 250 and r["runs"] <= 2 for r in rows)
+    assert sum(r["runs"] for r in rows) == len(names)
+    picked = [n for r in rows for n in names if any(fnmatch.fnmatchcase(n, g) for g in r["unit"].split(","))]
+    assert sorted(picked) == sorted(names)  # every run in exactly one unit
+    assert rows[0]["unit"] == "f0.1/s0,f0.1/s1" and rows[2]["unit"] == "f0.1/s4"
+    # ResNet-18 does not stack: its seeds' estimates add up on a GPU, three runs at 100 s each
+    monkeypatch.setattr(estimate, "run_seconds", lambda cfg, device, members=1: 100.0)
+    res = estimate.units("beyond/resnet", "quick", seeds=3, device="cuda", cap=1000)
+    assert [(r["unit"], r["seconds"]) for r in res] == [("grok/*", 300.0), ("wd0/*", 300.0), ("random/*", 300.0)]
+    one = estimate.units("beyond/resnet", "quick", seeds=2, device="cuda", cap=50)
+    assert [r["unit"] for r in one][:2] == ["grok/s0", "grok/s1"]
+    line = estimate.markdown("beyond/resnet", one, 100, "quick", None)[2]
+    assert "one run longer than one command" in line
+
+
+def test_the_cost_model_counts_each_familys_flops():
+    """Work per training row comes from torch's FLOP counter on the meta device, not from parameters alone: a
+    Transformer reads its parameters at several positions, a ResNet-18 slides its kernels over every pixel."""
+    from groklab.config import make_config
+    from groklab.sweep.cost import shape_of
+
+    mlp = shape_of(make_config(["p=23", "model.d_emb=16", "model.d_hidden=64"]).to_dict())
+    tf = shape_of(make_config(["p=23", "model=transformer", "model.d_emb=32", "encoding=eq"]).to_dict())
+    res = shape_of(make_config(["task=shapes", "model=resnet18", "task.entries=4", "task.image=32", "task.cells=2",
+                                "model.width=8"]).to_dict())
+    per = {name: flops / n for name, (n, _, _, flops) in {"mlp": mlp, "transformer": tf, "resnet": res}.items()}
+    assert 2 <= per["mlp"] <= 6.5 and per["transformer"] > per["mlp"] and per["resnet"] > 20 * per["mlp"]

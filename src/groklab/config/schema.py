@@ -223,10 +223,12 @@ class Config(Section):
     # and Adam moments turn subnormal and each op on them is ~100x slower: measured 6x faster steps
     # late in a run (p=47, batch 64); values below 1.2e-38 (float32) become 0.
     flush_denormal: bool = True
-    # CUDA, stacked populations only (engine/stacked.py); stored in every run so a verdict names its numerics:
-    # tf32: TF32 matmuls in the training step (8.7 -> 5.25 ms/step at M=256 on an H100, ~1e-3 relative per
-    # matmul, which chaotic high-lr runs amplify); fused: Adam/AdamW as a compiled one-pass optimizer and the
-    # step as a CUDA graph (false without a working triton). Both were environment variables before 2026-11-28.
+    # CUDA only; stored in every run so a verdict names its numerics:
+    # tf32: TF32 matmuls, cuDNN convolutions and RNNs in the training step, solo or stacked (engine/precision.py;
+    # off: full float32 even where cuDNN defaults to TF32, since 2026-11-28); 8.7 -> 5.25 ms/step at M=256 on an
+    # H100, ~1e-3 relative per matmul, which chaotic high-lr runs amplify. fused (stacked populations only):
+    # Adam/AdamW as a compiled one-pass optimizer and the step as a CUDA graph (false without a working triton).
+    # Both were environment variables before 2026-11-28.
     tf32: bool = False
     fused: bool = True
     bar: bool = True  # live progress bar (`progress` in configs stored before 2026-11-26: RENAMED below)

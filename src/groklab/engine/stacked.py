@@ -12,11 +12,10 @@ On CUDA (Adam/AdamW) the whole training step is captured once as a CUDA graph an
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import torch
 import torch.nn.functional as F
 
+from groklab.engine.precision import fp32_precision
 from groklab.engine.stacked_filters import FILTER, filter_grads
 from groklab.optim import rules
 
@@ -37,20 +36,6 @@ def scalar_dtype() -> torch.dtype:
     """The dtype torch's optimizers keep their step counts and NAdam's mu product in (float32, or float64 when
     that is the default dtype): the stacked numbers must round as the solo optimizer's do."""
     return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
-
-
-@contextmanager
-def _matmul_precision(precision: str | None):
-    """Set torch's CUDA float32 matmul precision ("tf32" / "ieee") for the block; None leaves it alone."""
-    if precision is None:
-        yield
-        return
-    old = torch.backends.cuda.matmul.fp32_precision
-    torch.backends.cuda.matmul.fp32_precision = precision
-    try:
-        yield
-    finally:
-        torch.backends.cuda.matmul.fp32_precision = old
 
 
 class Stacked:
@@ -88,6 +73,7 @@ class Stacked:
         self.fused = device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused
         tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
+        self.tf32 = tf32 if device.type == "cuda" else None  # fp32_precision: None leaves a CPU alone
         self.state = {}  # the rule's per-parameter state (rules.STATE), each laid out as theta
         o = cfgs[0].optim  # gradient filters, shared by a stack (population.stack_key): Grokfast-EMA, then ⊥Grad
         self.ema = None  # Grokfast-EMA's average, laid out as theta; None until the first gradient (it starts there)
@@ -209,7 +195,7 @@ class Stacked:
     def grads(self, x: torch.Tensor, y: torch.Tensor, w: torch.Tensor | None = None) -> list[torch.Tensor]:
         """Each parameter's [M, *shape] gradient of each member's mean cross-entropy on (x [M, B, ...], y [M, B]);
         `w` [M, B], row weights: full batches of unequal sizes padded to B, 1 / n_i on member i's rows, 0 after."""
-        with _matmul_precision(self.precision):
+        with fp32_precision(self.tf32):
             if w is None:
                 loss = F.cross_entropy(self.forward(x), y, reduction="sum") / y.shape[1]  # each grad its solo one
             else:

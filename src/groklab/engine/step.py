@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from groklab.engine.budget import MAX_EVAL_INPUTS
+from groklab.engine.precision import fp32_precision
 from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
 from groklab.engine.stacked_filters import load_ema, member_ema
@@ -75,6 +76,8 @@ class SoloStep:
         self.E = E[0] if E else None
         self.E_w = self.E if exp.cfg.sampler == "entropy" else None  # its grad feeds the sampler
         self.holdout_acc = None  # accuracy on a SQUARE/STRIP holdout at the last evaluation
+        # CUDA: TF32 or full float32 in the training step as the config says (cuDNN's own default is TF32)
+        self.tf32 = exp.cfg.tf32 and exp.cfg.dtype == "float32" if self.device.type == "cuda" else None
 
     def step(self, step: int) -> None:
         e, o = self.exp, self.exp.cfg.optim
@@ -84,9 +87,10 @@ class SoloStep:
             if e.adapt is not None:
                 set_c(e.optimizer, e.adapt.observe(step, xb))
             set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac))
-        loss = e.loss_fn(e.model(xb), yb)
-        e.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        with fp32_precision(self.tf32):
+            loss = e.loss_fn(e.model(xb), yb)
+            e.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
         if e.grad_filter is not None:
             e.grad_filter()  # Grokfast: amplify the slow gradient component
         if o.ortho_grad:
@@ -101,9 +105,11 @@ class SoloStep:
 
     def evaluate(self) -> np.ndarray:
         e, chunk = self.exp, self.exp.cfg.eval.chunk
-        test = evaluate(e.model, e.X_test, e.y_test, chunk, e.loss_fn, e.holdout_mask)
+        with fp32_precision(None if self.tf32 is None else False):  # evaluation in full float32
+            test = evaluate(e.model, e.X_test, e.y_test, chunk, e.loss_fn, e.holdout_mask)
+            train = evaluate(e.model, e.X_train, e.y_train, chunk, e.loss_fn)
         self.holdout_acc = test[2] if len(test) > 2 else None
-        return np.array([[*evaluate(e.model, e.X_train, e.y_train, chunk, e.loss_fn), *test[:2]]])
+        return np.array([[*train, *test[:2]]])
 
     def state(self, i: int) -> dict:
         return self.exp.state()

@@ -3,7 +3,9 @@
 A unit is what one `reproduce --only GLOBS` call trains. On a CPU: one configuration of a study with all its
 seeds, run after run. On a GPU: every configuration of a study that can share one stacked population (the same
 shapes and recipe; other seeds, fractions, lrs, weight decays, c: population.stack_key), as many as fit one
-device command (CAP_S), since a stack of 30 members costs little more than one of 3. Estimates come from the
+device command (cap_s()), since a stack of 30 members costs little more than one of 3; runs that cannot stack
+(ResNet-18, dropout) run one after another, and a configuration longer than one command is cut into groups of
+seeds (a GPU window returns no checkpoint to resume from). Estimates come from the
 cost model fitted to archived runs (sweep/cost.py); runs an archive (`--from`) or a tree (`--out`) already holds
 are not listed.
 """
@@ -19,37 +21,68 @@ from groklab.experiments.reproduction import MAX_SEEDS, plan_target
 from groklab.experiments.spec import PROFILES
 from groklab.store import read_summary
 from groklab.store.run import FINISHED
-from groklab.sweep.cost import run_seconds
+from groklab.sweep.cost import margin, run_seconds
 
-CAP_S = 440  # a GPU unit's estimate at most: with START_S, one slice of 480 s (results/PLAN.md)
+SLICE_S = 480  # one GPU command's work (results/PLAN.md: run with timeout_s 560, the rest for its start and return)
+START_S = 20  # a unit's process start and analysis on a GPU machine (results/PLAN.md's measured units: ~20 s)
+
+
+def cap_s(slice_s: float = SLICE_S) -> float:
+    """A GPU unit's estimate at most: times the cost model's margin (9 in 10 fitted runs took less), plus START_S,
+    it fits one slice of `slice_s` seconds."""
+    return (slice_s - START_S) / margin("cuda")
+
+
+def need_s(row: dict) -> float:
+    """What a unit asks of a slice: its estimate times the margin, plus START_S."""
+    return row["seconds"] * margin("cuda") + START_S
 
 
 def units(target: str, profile: str, seeds: int | None = None, source: str | Path | None = None,
-          out: str | Path | None = None, device: str = "cpu", cap_s: float = CAP_S) -> list[dict]:
+          out: str | Path | None = None, device: str = "cpu", cap: float | None = None) -> list[dict]:
     """[{study, unit (comma-separated run globs), runs, seconds}] of what is left to train, in the order
-    reproduce trains it."""
+    reproduce trains it; a GPU unit's estimate at most `cap` (default cap_s())."""
     _check(profile, seeds, device)
+    cap = cap_s() if cap is None else cap
     where = Path(out) if out is not None else Path(".groklab-plan-nowhere")
     plans = plan_target(target, where, profile, seeds, None, None, source, source is not None, lambda *_: None)
     rows = []
     for plan in plans:
-        groups: dict[str, dict[str, list]] = {}  # stack (GPU) or configuration -> configuration -> its runs
+        groups: dict = {}  # stack (GPU) or configuration -> (stacks?, {configuration: [(run, config)]})
         for s in plan.train:
             if out is not None and read_summary(where / plan.name / s.name).get("status") in FINISHED:
                 continue
             variant = s.name.rsplit("/", 1)[0]
             cfg = make_config(list(s.overrides))
             stacks = device == "cuda" and _stackable(cfg)
-            groups.setdefault(stack_key(cfg) if stacks else variant, {}).setdefault(variant, []).append(cfg)
-        for by_variant in groups.values():
-            unit: dict[str, list] = {}
-            for variant, cfgs in by_variant.items():
-                if unit and _seconds({**unit, variant: cfgs}, device) > cap_s:
-                    rows.append(_row(plan.name, unit, device))
-                    unit = {}
-                unit[variant] = cfgs
-            rows.append(_row(plan.name, unit, device))
+            key = stack_key(cfg) if stacks else variant
+            groups.setdefault(key, (stacks, {}))[1].setdefault(variant, []).append((s.name, cfg))
+        for stacks, by_variant in groups.values():
+            unit: dict[str, list] = {}  # glob -> its configs
+            for variant, named in by_variant.items():
+                for glob, cfgs in _parts(variant, named, device, stacks, cap):
+                    if unit and _seconds({**unit, glob: cfgs}, device, stacks) > cap:
+                        rows.append(_row(plan.name, unit, device, stacks))
+                        unit = {}
+                    unit[glob] = cfgs
+            rows.append(_row(plan.name, unit, device, stacks))
     return rows
+
+
+def _parts(variant: str, named: list, device: str, stacks: bool, cap: float) -> list[tuple[str, list]]:
+    """A configuration's runs as globs that fit `cap` each on a GPU: `variant/*` when all fit one command, else
+    consecutive seeds by name (`grok/s0,grok/s1`), as many as fit, at least one. A GPU window returns no
+    checkpoint, so a unit longer than one command could never finish; a single run longer than it stays one unit."""
+    cfgs = [c for _, c in named]
+    if device != "cuda" or _seconds({variant: cfgs}, device, stacks) <= cap:
+        return [(f"{variant}/*", cfgs)]
+    parts: list[list] = []
+    for name, cfg in named:
+        if parts and _seconds({"": [c for _, c in parts[-1]] + [cfg]}, device, stacks) <= cap:
+            parts[-1].append((name, cfg))
+        else:
+            parts.append([(name, cfg)])
+    return [(",".join(n for n, _ in part), [c for _, c in part]) for part in parts]
 
 
 def _stackable(cfg) -> bool:
@@ -60,19 +93,19 @@ def _stackable(cfg) -> bool:
     return True
 
 
-def _seconds(unit: dict[str, list], device: str) -> float:
-    """A unit's estimate: on a GPU one stack of all its members, as long as its longest member and as wide as its
-    widest (padded) batch; on a CPU its runs one after another."""
+def _seconds(unit: dict[str, list], device: str, stacks: bool = True) -> float:
+    """A unit's estimate: on a GPU, runs that stack as one stack of all its members, as long as its longest member
+    and as wide as its widest (padded) batch; on a CPU, and for runs that cannot stack, its runs one after another."""
     cfgs = [c for cs in unit.values() for c in cs]
-    if device != "cuda":
+    if device != "cuda" or not stacks:
         return sum(run_seconds(c.to_dict(), device) for c in cfgs)
     widest = max(cfgs, key=lambda c: (c.steps, c.batch_size if c.sampler != "full" else 1 << 30))
     return run_seconds(widest.to_dict(), device, len(cfgs))
 
 
-def _row(study: str, unit: dict[str, list], device: str) -> dict:
-    return {"study": study, "unit": ",".join(f"{v}/*" for v in unit), "runs": sum(map(len, unit.values())),
-            "seconds": round(_seconds(unit, device), 1)}
+def _row(study: str, unit: dict[str, list], device: str, stacks: bool) -> dict:
+    return {"study": study, "unit": ",".join(unit), "runs": sum(map(len, unit.values())),
+            "seconds": round(_seconds(unit, device, stacks), 1)}
 
 
 def print_plan(target: str, profile: str, seeds: int | None = None, source=None, out=None, device: str = "cpu",
@@ -83,7 +116,7 @@ def print_plan(target: str, profile: str, seeds: int | None = None, source=None,
         raise ConfigError("jobs", jobs, "must be an integer >= 1")
     if slice_s is not None and not 0 < slice_s <= 600:  # one device command is at most 10 minutes
         raise ConfigError("slices", slice_s, "must be seconds in (0, 600]: one GPU command each")
-    rows = units(target, profile, seeds, source, out, device)
+    rows = units(target, profile, seeds, source, out, device, None if slice_s is None else cap_s(slice_s))
     if slice_s is not None:
         for line in markdown(target, rows, slice_s, profile, str(source) if source else None):
             echo(line)
@@ -108,16 +141,12 @@ def _check(profile: str, seeds, device: str) -> None:
         raise ConfigError("device", device, "allowed: cpu, cuda")
 
 
-START_S = 20  # a unit's process start and analysis on a GPU machine (results/PLAN.md's measured units: ~20 s)
-
-
 def slices(rows: list[dict], limit_s: float) -> list[list[dict]]:
-    """The units in order, packed into slices whose estimates (plus START_S each) fit `limit_s`: one GPU command
-    each. A unit longer than the limit is a slice of its own (its row says so)."""
+    """The units in order, packed into slices whose needs (need_s: estimate x margin + START_S) fit `limit_s`: one
+    GPU command each. A unit longer than the limit is a slice of its own (its row says so)."""
     out: list[list[dict]] = []
     for r in rows:
-        cost = r["seconds"] + START_S
-        if out and sum(x["seconds"] + START_S for x in out[-1]) + cost <= limit_s:
+        if out and sum(map(need_s, out[-1])) + need_s(r) <= limit_s:
             out[-1].append(r)
         else:
             out.append([r])
@@ -131,11 +160,11 @@ def markdown(target: str, rows: list[dict], limit_s: float, profile: str, archiv
     lines = ["| slice | units (study: run glob) | est. min | command |", "| --- | --- | --- | --- |"]
     env = f"ARCHIVE={archive} " if archive else ""
     for i, sl in enumerate(slices(rows, limit_s), 1):
-        est = max(round(r["seconds"]) + START_S for r in sl)
+        est = max(round(need_s(r)) for r in sl)
         units = " ".join(f"'{paper}/{r['study']}:{r['unit']}'" for r in sl)
-        total = sum(r["seconds"] + START_S for r in sl) / 60
+        total = sum(map(need_s, sl)) / 60
         what = "; ".join(f"{r['study']}: `{r['unit']}`" for r in sl)
-        over = " (longer than one command: needs a longer window or fewer seeds)" if total * 60 > limit_s else ""
+        over = " (one run longer than one command: needs a longer window)" if total * 60 > limit_s else ""
         lines.append(f"| {i} | {what}{over} | {total:.0f} | `{env}bash benchmarks/gpu_slice.sh {int(limit_s)} {est} "
                      f"{units}` |")
     return lines

@@ -13,13 +13,18 @@ MEASURES = ("hessian", "spectra", "progress", "token_grads", "geometry", "landsc
 
 
 def features(steps: int, rows: int, n_params: int, n_eval: int, every: int, members: int = 1,
-             calls: dict | None = None, n_train: int = 0) -> list[float]:
+             calls: dict | None = None, n_train: int = 0, flops_row: float | None = None) -> list[float]:
     """The work a run (or a stack of `members` runs) does, in the units the coefficients multiply: a start,
-    steps, GFLOP-like products of rows and parameters for training and evaluation, and each measure's calls
-    times the parameters and training rows it touches."""
+    steps, the GFLOP it computes (training rows x the FLOPs of one row's forward and backward, `flops_row`, plus
+    the evaluated rows' forwards, a third of that: one rate for both), the million rows it evaluates (each row's
+    loss and correctness go to the host for the metrics: a cost per row, not per FLOP), and each measure's calls
+    times the parameters and training rows it touches (GFLOP-like). Without `flops_row`, 6 per parameter (a
+    dense layer's forward and backward)."""
     calls = calls or {}
     g = 1e-9 * n_params * members
-    return [1.0, float(steps), steps * rows * g, steps / max(every, 1) * n_eval * g,
+    f = 1e-9 * (6.0 * n_params if flops_row is None else flops_row) * members
+    evals = steps / max(every, 1)
+    return [1.0, float(steps), steps * rows * f + evals * n_eval * f / 3, 1e-6 * evals * n_eval * members,
             *[calls.get(m, 0) * n_train * g for m in MEASURES]]
 
 
@@ -42,9 +47,14 @@ def margin(device: str) -> float:
 
 
 @lru_cache(maxsize=256)
-def _shape(key: str) -> tuple[int, int, int]:
-    """(parameters, training rows, evaluated rows) of a config, the model built on the meta device."""
+def _shape(key: str) -> tuple[int, int, int, float]:
+    """(parameters, training rows, evaluated rows, FLOPs of one row's forward and backward) of a config: the
+    model built on the meta device (no memory, no time) and one step of two rows traced by torch's
+    FlopCounterMode (matmuls and convolutions: per parameter, a ResNet-18 at 224 px does ~165x the work of an
+    MLP, a Transformer ~3x)."""
     import torch
+    import torch.nn.functional as F
+    from torch.utils.flop_counter import FlopCounterMode
 
     from groklab.config import make_config
     from groklab.data.splits import split_of
@@ -55,19 +65,31 @@ def _shape(key: str) -> tuple[int, int, int]:
     task = make_task(cfg)
     split = split_of(task.table, cfg.split)
     with torch.device("meta"):
-        n_params = sum(t.numel() for t in build_model(cfg, task).parameters())
-    return n_params, len(split.train), len(split.train) + len(split.test)
+        model = build_model(cfg, task)
+    n_params = sum(t.numel() for t in model.parameters())
+    try:
+        with FlopCounterMode(display=False) as count:
+            F.cross_entropy(model(task.inputs[:2].to("meta")), task.labels[:2].to("meta")).backward()
+        flops_row = count.get_total_flops() / 2
+    except (RuntimeError, NotImplementedError, TypeError):  # an op without a meta kernel: the dense estimate
+        flops_row = 6.0 * n_params
+    return n_params, len(split.train), len(split.train) + len(split.test), float(flops_row)
+
+
+def shape_of(cfg: dict) -> tuple[int, int, int, float]:
+    """_shape() of a resolved config dict, cached across seeds (they change no shape)."""
+    key = {k: v for k, v in cfg.items() if k != "seed"}
+    key["split"] = {**cfg["split"], "seed": 0}
+    return _shape(json.dumps(key, sort_keys=True))
 
 
 def run_features(cfg: dict, members: int = 1) -> list[float]:
     """features() of a resolved config dict (a Config's to_dict())."""
-    key = {k: v for k, v in cfg.items() if k != "seed"}
-    key["split"] = {**cfg["split"], "seed": 0}
-    n_params, n_train, n_eval = _shape(json.dumps(key, sort_keys=True))
+    n_params, n_train, n_eval, flops_row = shape_of(cfg)
     rows = n_train if cfg["sampler"] == "full" else min(cfg["batch_size"], n_train)
     ms = cfg.get("measures", {})
     calls = {m: cfg["steps"] // ms[m]["every"] + 1 for m in MEASURES if (ms.get(m) or {}).get("every")}
-    return features(cfg["steps"], rows, n_params, n_eval, cfg["eval"]["every"], members, calls, n_train)
+    return features(cfg["steps"], rows, n_params, n_eval, cfg["eval"]["every"], members, calls, n_train, flops_row)
 
 
 def run_seconds(cfg: dict, device: str | None = None, members: int = 1) -> float:

@@ -30,6 +30,10 @@ Differences from the paper and its released code:
   quick 5,000 steps (2,500 until 2026-11-26: the rise then reached 0.9 on 1 of 5 seeds), every 50.
 - Optimizer: the text's lr and weight decay were lost; ours resnet_test.py's (Adam 1e-3, wd 1e-4, batch 200). The
   quick profile's task, sizes and optimizer (above) depart further: CPU budget of the quick profile.
+- Numerics (GPU): TF32 convolutions and matmuls in training (tf32=true; torch's default for cuDNN convolutions,
+  which resnet_test.py did not change), evaluation in full float32; other studies train in full float32.
+- Cost: one training row is 10.6 GFLOP forward and backward at 224 px (torch's FLOP counter), 2.1 TFLOP a step,
+  85 PFLOP a run: longer than one 10-minute GPU command on an H200 (docs/results.md, "ResNet-18 at 004's sizes").
 - Statistic: the text gives no accuracy level or timing for Fig. 7; ours: the rise comes >= 5 fitting times after
   the fit and test accuracy then reaches >= 0.90 (RISE_RULE), and the controls' rule: our thresholds.
 - Seeds: one unseeded run in the release; ours seeds 0..n-1 (quick 5, paper 3) for init and split.
@@ -64,7 +68,8 @@ QUICK = ["task.entries=6", "task.image=32", "model.width=8", "task.weight=mod", 
 GEOMETRY_QUICK = 2500  # class-mean geometry at the start, at 2,500 (the quick horizon until 2026-11-26), the end
 PAPER_RUN = ["task.entries=11", "task.image=224", "model.width=64", "split.frac_train=0.25", "batch_size=200",
              "optim=adam", "optim.weight_decay=0.0001", "steps=40000",
-             "eval.every=190"]  # ~2,100 epochs of 19 batches; 004 evaluated every 100 epochs
+             "eval.every=190",  # ~2,100 epochs of 19 batches; 004 evaluated every 100 epochs
+             "tf32=true"]  # TF32 convolutions: torch's cuDNN default, which 004's code kept
 VARIANTS = {"grok": [], "wd0": ["optim.weight_decay=0"], "random": ["task.labels=random"]}
 LATE = 5.0  # claim 1: the rise comes at least LATE x t_fit after the fit
 GENERALIZE = 0.90  # claim 1: test accuracy climbs to at least this

@@ -1,0 +1,32 @@
+"""engine/precision.py: a run's `tf32` decides CUDA matmuls, cuDNN convolutions and RNNs alike, and is restored."""
+from groklab.engine.precision import _BACKENDS, fp32_precision
+
+
+def test_fp32_precision_sets_every_cuda_kernel_family_and_restores_it():
+    before = [b.fp32_precision for b in _BACKENDS]
+    with fp32_precision(False):
+        assert [b.fp32_precision for b in _BACKENDS] == ["ieee"] * 3
+        with fp32_precision(True):
+            assert [b.fp32_precision for b in _BACKENDS] == ["tf32"] * 3
+        assert [b.fp32_precision for b in _BACKENDS] == ["ieee"] * 3
+    assert [b.fp32_precision for b in _BACKENDS] == before
+    try:
+        with fp32_precision(True):
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert [b.fp32_precision for b in _BACKENDS] == before
+    with fp32_precision(None):  # a CPU run: torch's settings untouched
+        assert [b.fp32_precision for b in _BACKENDS] == before
+
+
+def test_a_cpu_run_leaves_precision_alone_and_cuda_default_is_full_float32():
+    """On a CPU the step never touches the flags; the config's default (tf32=false) means IEEE float32 on CUDA,
+    where cuDNN's own default for convolutions is TF32."""
+    from groklab import make_config
+    from groklab.engine.setup import build
+    from groklab.engine.step import SoloStep
+
+    step = SoloStep(build(make_config(["p=7", "model.d_emb=4", "model.d_hidden=8", "bar=false"])))
+    assert step.tf32 is None
+    assert make_config([]).tf32 is False
