@@ -162,7 +162,7 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
     with pytest.raises(ConfigError, match="packing"):
         train_population([a], packing="vmap")
     for extra, field in (({"model.dropout": 0.1}, "model.dropout"), ({"optim.c_mode": "adaptive"}, "optim.c_mode"),
-                         ({"sampler": "balanced"}, "sampler"), ({"loss": "stablemax"}, "loss"),
+                         ({"sampler": "balanced"}, "sampler"),
                          ({"optim.grokfast": "ma"}, "optim.grokfast")):  # EMA and ⊥Grad stack; MA's host counter not
         pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
         with pytest.raises(ConfigError, match=field):
@@ -183,6 +183,9 @@ FAMILIES = {  # 002's and 004's paper-profile families and optimizers, each at a
     "grokfast_ema": ["optim=adamw", "optim.grokfast=ema", "optim.grokfast_alpha=0.9", "optim.grokfast_lamb=1.5"],
     "ortho_grad": ["optim=adamw", "optim.ortho_grad=true"],
     "lstm_grokfast_ortho": ["model=lstm", "model.depth=1", "optim=adam", "optim.grokfast=ema", "optim.ortho_grad=true"],
+    "stablemax_perp": ["loss=stablemax", "optim=adamw", "optim.ortho_grad=true"],  # GrokBench's StableMax + ⊥Grad
+    "transformer_stablemax_float64_loss": ["model=transformer", "model.depth=1", "loss=stablemax", "loss_float64=true",
+                                           "optim=adamw"],
 }
 
 

@@ -10,14 +10,15 @@ def stablemax_s(x: torch.Tensor) -> torch.Tensor:
     return torch.where(x >= 0, x + 1, 1 / (1 - x.clamp(max=0)))
 
 
-def log_stablemax(x: torch.Tensor) -> torch.Tensor:
-    """log StableMax(x)_i = log s(x_i) - log sum_j s(x_j) over the last dim."""
+def log_stablemax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """log StableMax(x)_i = log s(x_i) - log sum_j s(x_j) over `dim` (the classes)."""
     s = stablemax_s(x)
-    return s.log() - s.sum(-1, keepdim=True).log()
+    return s.log() - s.sum(dim, keepdim=True).log()
 
 
 def stablemax_cross_entropy(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
-    return F.nll_loss(log_stablemax(logits), y, reduction=reduction)
+    """As F.cross_entropy, classes on dim 1: logits [N, C] (a run) or [M, C, R] (a stack of M members)."""
+    return F.nll_loss(log_stablemax(logits, 1), y, reduction=reduction)
 
 
 def make_loss(name: str = "ce", float64: bool = False):

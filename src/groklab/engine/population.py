@@ -47,7 +47,6 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
                 ("optim.name", o.name, o.name in STACKED_OPTIMS, ", ".join(STACKED_OPTIMS)),
                 ("model.dropout", m.dropout, m.dropout == 0, "0"),
                 ("sampler", cfg.sampler, cfg.sampler in STACKED_SAMPLERS, ", ".join(STACKED_SAMPLERS)),
-                ("loss", cfg.loss, cfg.loss == "ce" and not cfg.loss_float64, "ce"),
                 ("optim.c_mode", o.c_mode, o.c_mode == "fixed", "fixed"),
                 ("optim.grokfast", o.grokfast, o.grokfast in ("none", "ema"), "none, ema")):
             if not ok:

@@ -13,8 +13,8 @@ On CUDA (Adam/AdamW) the whole training step is captured once as a CUDA graph an
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
+from groklab.engine.loss import make_loss
 from groklab.engine.precision import fp32_precision
 from groklab.engine.stacked_filters import FILTER, filter_grads
 from groklab.optim import rules
@@ -79,6 +79,7 @@ class Stacked:
         self.ema = None  # Grokfast-EMA's average, laid out as theta; None until the first gradient (it starts there)
         self.grokfast = (o.grokfast_alpha, o.grokfast_lamb) if o.grokfast == "ema" else None
         self.ortho = o.ortho_grad
+        self.loss_fn = make_loss(cfgs[0].loss, cfgs[0].loss_float64)  # the runs' loss, shared by a stack
         self._link()
 
     def _columns(self, models: list, optimizers: list, lrs: list, dtype) -> None:
@@ -197,9 +198,9 @@ class Stacked:
         `w` [M, B], row weights: full batches of unequal sizes padded to B, 1 / n_i on member i's rows, 0 after."""
         with fp32_precision(self.tf32):
             if w is None:
-                loss = F.cross_entropy(self.forward(x), y, reduction="sum") / y.shape[1]  # each grad its solo one
+                loss = self.loss_fn(self.forward(x), y, reduction="sum") / y.shape[1]  # each grad its solo one
             else:
-                loss = (F.cross_entropy(self.forward(x), y, reduction="none") * w).sum()
+                loss = (self.loss_fn(self.forward(x), y, reduction="none") * w).sum()
             return list(torch.autograd.grad(loss, list(self.params.values())))
 
     def train_step(self, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, w: torch.Tensor | None = None) -> None:
@@ -233,7 +234,7 @@ class Stacked:
     def row_losses(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-member per-row cross-entropy and correctness for the shared rows x [R, n_ctx]."""
         logits = self.forward(x.expand(self.M, *x.shape))
-        loss = F.cross_entropy(logits, y.expand(self.M, -1), reduction="none")
+        loss = self.loss_fn(logits, y.expand(self.M, -1), reduction="none")
         return loss, logits.argmax(1) == y
 
     @torch.no_grad()
