@@ -1,9 +1,11 @@
 """The results archives in results/: each readable with its manifest, all under 55 MB (50 until GrokBench's
 evidence joined), docs/results.md's generated tables equal to them, one small study re-judged from its archive to
-the archived verdicts, and GrokBench's quick leaderboard re-judged to the archived one."""
+the archived verdicts, and GrokBench's quick leaderboard re-judged to the archived one; the tracked tree small
+enough to travel to a lent GPU."""
 import json
 import re
 import runpy
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,18 @@ def test_every_archive_has_its_manifest_and_all_fit_in_55_mb():
             assert entry["runs"] > 0, (a, study)
     bench = sum(f.stat().st_size for f in BENCH.rglob("*") if f.is_file())
     assert sum(archive_size(a) for a in ARCHIVES) + bench < 55e6
+
+
+def test_the_tracked_tree_fits_what_travels_to_a_gpu():
+    """A lent GPU receives a copy of the working tree, at most 64 MiB with the ~3 MiB of wheels a slice carries
+    (results/PLAN.md): the tracked files stay under 58 MiB, or every GPU command fails before it starts. Archives
+    are most of it: landing a paper profile must leave room (figures are 256-colour PNGs for this reason)."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    paths = [ROOT / f.decode() for f in files if f]
+    if not paths:
+        pytest.skip("not a git checkout")
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    assert total < 58 * 2**20, f"tracked files {total / 2**20:.1f} MiB"
 
 
 def test_grokbench_quick_rejudges_to_its_archived_leaderboard(tmp_path):

@@ -60,10 +60,25 @@ def save(fig, path: str | Path, pdf: bool = False, dpi: int = 130, tight: bool =
             buf = io.BytesIO()
             meta = _META.get(f.suffix[1:])
             fig.savefig(buf, dpi=dpi, format=f.suffix[1:], metadata=meta, bbox_inches="tight" if fit else None)
-            atomic_write(f, buf.getvalue())
+            atomic_write(f, _palette(buf.getvalue()) if f.suffix == ".png" else buf.getvalue())
     finally:
         plt.close(fig)
     return out
+
+
+def _palette(png: bytes) -> bytes:
+    """A PNG in 256 colours (Pillow's octree, deterministic): a plot has few colours and a colormap 256, so it looks
+    the same at ~30% of the bytes (archived figures 8.2 -> 2.4 MB). What travels to a lent GPU is capped at
+    64 MiB, archives included; the text metadata (software, source) is kept."""
+    from PIL import Image, PngImagePlugin
+
+    im = Image.open(io.BytesIO(png))
+    info = PngImagePlugin.PngInfo()
+    for k, v in im.text.items():
+        info.add_text(k, v)
+    out = io.BytesIO()
+    im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(out, "PNG", pnginfo=info)
+    return out.getvalue()
 
 
 __all__ = ["FORMATS", "STYLE", "figure_formats", "parse_formats", "plt", "save"]
