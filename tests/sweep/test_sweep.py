@@ -42,17 +42,23 @@ def test_expansion_counts_and_names(tmp_path):
 
 
 def test_auto_on_a_gpu_stacks_what_stacks_and_leaves_the_rest_alone(tmp_path, monkeypatch):
-    """packing=auto on a GPU: the runs that can stack form populations; a run that cannot (dropout) is a unit of
-    its own instead of turning the whole sweep sequential (002's optimizers study: 51 of 57 runs stack)."""
+    """packing=auto on a GPU: the runs that can stack form populations; a run that cannot (the balanced sampler)
+    is a unit of its own instead of turning the whole sweep sequential; the MLP's dropout rates stack, each its own
+    population (the rate is shared by a stack)."""
     import torch
 
     from groklab.engine import population
 
     monkeypatch.setattr(population, "resolve_device", lambda _: torch.device("cuda"))
-    f = _sweep(tmp_path, {"model.dropout": [0.0, 0.2], "optim.lr": [0.001, 0.01]}, seeds=[0, 1])
+    f = _sweep(tmp_path, {"sampler": ["epoch", "balanced"], "optim.lr": [0.001, 0.01]}, seeds=[0, 1])
     units, _, _ = plan(expand(load_sweep(f), tmp_path / "out"), "auto")
     assert sorted(len(u) for u in units) == [1, 1, 1, 1, 4]
-    assert all(r.cfg.model.dropout == 0 for u in units if len(u) > 1 for r in u)
+    assert all(r.cfg.sampler == "epoch" for u in units if len(u) > 1 for r in u)
+    (tmp_path / "d").mkdir()
+    f = _sweep(tmp_path / "d", {"model.dropout": [0.0, 0.2], "optim.lr": [0.001, 0.01]}, seeds=[0, 1])
+    units, _, _ = plan(expand(load_sweep(f), tmp_path / "d" / "out"), "auto")
+    assert sorted(len(u) for u in units) == [4, 4]
+    assert all(len({r.cfg.model.dropout for r in u}) == 1 for u in units)
 
 
 def test_stacked_full_batch_runs_of_unequal_training_sizes_share_one_population(tmp_path):

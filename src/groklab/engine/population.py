@@ -45,7 +45,8 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
         for key, value, ok, allowed in (
                 ("model.name", m.name, m.name in STACKED_MODELS, ", ".join(STACKED_MODELS)),
                 ("optim.name", o.name, o.name in STACKED_OPTIMS, ", ".join(STACKED_OPTIMS)),
-                ("model.dropout", m.dropout, m.dropout == 0, "0"),
+                ("model.dropout", m.dropout, m.dropout == 0 or (m.name in ("mlp", "mlp_emb") and cfg.sampler != "full"),
+                 "0 (dropout stacks for the MLP, not with full batches)"),
                 ("sampler", cfg.sampler, cfg.sampler in STACKED_SAMPLERS, ", ".join(STACKED_SAMPLERS)),
                 ("optim.c_mode", o.c_mode, o.c_mode == "fixed", "fixed"),
                 ("optim.grokfast", o.grokfast, o.grokfast in ("none", "ema"), "none, ema")):

@@ -1,6 +1,7 @@
 """M models of one shape as one: each parameter stacked over members; the model's own batched forward
 (`stacked_forward`: MLP, LSTM / RNN) or vmap over functional_call (any other, the Transformer); each member's
-torch optimizer (SGD, Adam, AdamW, NAdam, RMSprop) applied block by block (optim/rules.py).
+torch optimizer (SGD, Adam, AdamW, NAdam, RMSprop) applied block by block (optim/rules.py); the MLP's dropout
+with each member's own generator (engine/rng.py).
 
 Parameter-major layout: every buffer (theta, exp_avg, ...) is flat, and parameter `name` of all M members
 is one contiguous block of it, viewed [M, *shape] (blocks in the solo model's named_parameters() order,
@@ -43,9 +44,10 @@ class Stacked:
 
     models, optimizers: the members' solo models and torch optimizers (their parameter groups give each
     parameter's lr and weight decay; the optimizer's class and defaults give the rule, shared by the stack).
+    gens: with dropout, each member's generator for its masks (engine/rng.py), drawn in its solo run's order.
     """
 
-    def __init__(self, models: list, optimizers: list, cfgs: list, device: torch.device):
+    def __init__(self, models: list, optimizers: list, cfgs: list, device: torch.device, gens: list | None = None):
         ref = models[0]
         self.device = device
         self.names = [n for n, _ in ref.named_parameters()]
@@ -70,7 +72,9 @@ class Stacked:
         # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph; TF32
         # matmuls only when asked (config fields `fused`, `tf32`, shared by a stack: population.stack_key).
         # Evaluation always runs in float32.
-        self.fused = device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused
+        self.p_drop, self.gens = cfgs[0].model.dropout, gens
+        # (dropout runs eagerly: member generators would need registering with the captured graph)
+        self.fused = device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused and not gens
         tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
         self.tf32 = tf32 if device.type == "cuda" else None  # fp32_precision: None leaves a CPU alone
@@ -137,6 +141,7 @@ class Stacked:
             pick = lambda d: {k: x.index_select(0, sel) for k, x in d.items()}  # noqa: E731
             self.base_lr, self.ratio, self.lr, self.wd = (x.index_select(0, sel) if torch.is_tensor(x) else pick(x)
                                                          for x in (self.base_lr, self.ratio, self.lr, self.wd))
+        self.gens = [self.gens[i] for i in idx] if self.gens else self.gens
         self.theta, self.ema = new.pop("theta"), new.pop(FILTER, None)
         self.state = new
         self._link()
@@ -179,12 +184,22 @@ class Stacked:
                     self.block(buf, n)[i] = x.reshape(-1).to(buf)
 
     # -- compute -------------------------------------------------------------------------------
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, train: bool = False) -> torch.Tensor:
         """x: [M, R, ...] tokens (or raw floats) -> logits [M, p, R]: the model's own batched forward where it
-        has one, else its forward per member under vmap."""
+        has one, else its forward per member under vmap; `train`: with each member's dropout masks."""
         if hasattr(self.module, "stacked_forward"):
+            if train and self.gens:
+                return self.module.stacked_forward(self.params, x, self._drop)
             return self.module.stacked_forward(self.params, x)
         return self._functional_forward(x)
+
+    def _drop(self, h: torch.Tensor) -> torch.Tensor:
+        """Dropout on feature-major h [M, d, R]: member m's mask drawn [R, d] from its generator, as its solo run's
+        nn.Dropout draws one on [R, d] rows (bernoulli, then / (1 - p)), so a member equals its solo run."""
+        q = 1 - self.p_drop
+        mask = torch.stack([torch.empty(h.shape[2], h.shape[1], dtype=h.dtype, device=h.device).bernoulli_(
+            q, generator=g) for g in self.gens])
+        return h * mask.div_(q).transpose(1, 2)
 
     def _functional_forward(self, x: torch.Tensor) -> torch.Tensor:
         """Any model: vmap over members of functional_call(module, member's parameters, x_i) -> [M, p, R]."""
@@ -198,9 +213,9 @@ class Stacked:
         `w` [M, B], row weights: full batches of unequal sizes padded to B, 1 / n_i on member i's rows, 0 after."""
         with fp32_precision(self.tf32):
             if w is None:
-                loss = self.loss_fn(self.forward(x), y, reduction="sum") / y.shape[1]  # each grad its solo one
+                loss = self.loss_fn(self.forward(x, True), y, reduction="sum") / y.shape[1]  # each grad its solo one
             else:
-                loss = (self.loss_fn(self.forward(x), y, reduction="none") * w).sum()
+                loss = (self.loss_fn(self.forward(x, True), y, reduction="none") * w).sum()
             return list(torch.autograd.grad(loss, list(self.params.values())))
 
     def train_step(self, X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, w: torch.Tensor | None = None) -> None:

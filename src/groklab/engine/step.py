@@ -144,7 +144,10 @@ class StackedStep:
     def __init__(self, exps: list[RunSetup], start: int):
         self.exps, self.active = exps, list(range(len(exps)))
         self.device = device = exps[0].device
-        self.stack = Stacked([e.model for e in exps], [e.optimizer for e in exps], [e.cfg for e in exps], device)
+        gens = [e.rng.generator(device) for e in exps] if exps[0].rng is not None else None  # dropout masks
+        for e, g in zip(exps, gens or []):
+            e.rng.member = g  # its checkpoints hold this generator's state, in the solo format
+        self.stack = Stacked([e.model for e in exps], [e.optimizer for e in exps], [e.cfg for e in exps], device, gens)
         for i, e in enumerate(exps):  # a resumed member's optimizer state, from its solo checkpoint
             names = {id(t): n for n, t in e.model.named_parameters()}
             state = {}

@@ -4,10 +4,10 @@ A unit is what one `reproduce --only GLOBS` call trains. On a CPU: one configura
 seeds, run after run. On a GPU: every configuration of a study that can share one stacked population (the same
 shapes and recipe; other seeds, fractions, lrs, weight decays, c: population.stack_key), as many as fit one
 device command (cap_s()), since a stack of 30 members costs little more than one of 3; runs that cannot stack
-(ResNet-18, dropout) run one after another, and a configuration longer than one command is cut into groups of
-seeds (a GPU window returns no checkpoint to resume from). Estimates come from the
-cost model fitted to archived runs (sweep/cost.py); runs an archive (`--from`) or a tree (`--out`) already holds
-are not listed.
+(ResNet-18, dropout outside the MLP) run one after another, and a configuration longer than one command is cut
+into groups of seeds (a GPU window returns no checkpoint to resume from). Estimates come from the cost model
+fitted to archived runs (sweep/cost.py); runs an archive (`--from`) or a tree (`--out`) already holds are not
+listed.
 """
 from __future__ import annotations
 

@@ -41,15 +41,19 @@ class MLP(nn.Module):
             h = self.act(self.hidden[i](self.drop(h) if self.drop is not None else h))
         return self.U(self.drop(h) if self.drop is not None else h)
 
-    def stacked_forward(self, P: dict, x: torch.Tensor) -> torch.Tensor:
+    def stacked_forward(self, P: dict, x: torch.Tensor, drop=None) -> torch.Tensor:
         """M members at once (engine/stacked.py): P {name: [M, *shape]}, x [M, R, n_ctx] -> logits [M, p, R].
 
         Activations are feature-major, h: [M, features, R], so every layer is baddbmm(b, W, h) and autograd
-        returns each weight's gradient in the weight's own [out, in] layout (no transposed copies). No dropout.
+        returns each weight's gradient in the weight's own [out, in] layout (no transposed copies). `drop`
+        (training with dropout): h -> h with each member's own mask, applied where forward applies self.drop.
         """
         h = (stacked_embed(P["E.weight"], x).flatten(2) if self.E is not None else x).transpose(1, 2)
-        for layer in ["W"] + [f"hidden.{k}" for k in self.order]:
+        layers = ["W"] + [f"hidden.{k}" for k in self.order]
+        for i, layer in enumerate(layers):
+            h = h if i == 0 or drop is None else drop(h)
             h = self.act(torch.baddbmm(P[f"{layer}.bias"].unsqueeze(-1), P[f"{layer}.weight"], h))
+        h = h if drop is None else drop(h)
         return torch.baddbmm(P["U.bias"].unsqueeze(-1), P["U.weight"], h)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
