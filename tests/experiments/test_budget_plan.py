@@ -38,6 +38,9 @@ def test_a_budget_trains_what_fits_and_the_same_call_finishes(tmp_path, monkeypa
     assert doc["of"] == 8 and len(doc["trained"]) == 2 and all(c["reason"] == "partial" for c in doc["claims"])
     assert (out / "fig2" / "partial.json").is_file() and not (out / "fig2" / "claims.json").exists()
     assert any("6 runs left for a later call" in x for x in lines) and "budget: 6 runs left" in lines[-1]
+    from groklab.experiments.archive import archive  # a budget's partial study archives (no --only glob in it)
+    from groklab.store.archive import read_index
+    assert read_index(archive(out, tmp_path / "a")["path"])["studies"]["fig2"]["analysed"] == "partial"
     monkeypatch.setattr(runner, "execute", real)
     done, = reproduce("embedding/fig2", out, seeds=2, overrides=TINY, echo=lines.append)
     assert "of" not in done and (out / "fig2" / "claims.json").is_file()

@@ -158,9 +158,10 @@ class PartialClaimDoc(ClaimDoc):
 
 
 class Partial(Claims):
-    """partial.json: the statistics of the runs a `reproduce --only GLOB` trained; no verdicts."""
+    """partial.json: the statistics of the runs a `reproduce --only GLOB` (or a `--budget` that did not cover every
+    run: no glob) trained; no verdicts."""
 
-    only: str
+    only: Optional[str] = None
     trained: list[str]
     of: StrictInt
     claims: list[PartialClaimDoc]

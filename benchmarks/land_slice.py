@@ -1,0 +1,108 @@
+"""Land what a GPU slice brought back in its results archive: the one step after benchmarks/gpu_slice.sh.
+
+    python benchmarks/land_slice.py trees.tgz results/beyond-paper                  # the slice's archive
+    python benchmarks/land_slice.py trees.tgz results/investigation-paper --paper investigation   # a first one
+
+1. Unpacks trees.tgz (a tree `slice/`, one folder per study) aside, with tarfile's "data" filter: no link, no
+   device file, no absolute path and no '..' leaves the folder.
+2. Re-judges every study the archive holds into a new tree (`reproduce PAPER/all --from ARCHIVE`); a study held
+   part-way is laid out as it is (`--train-missing` under a budget no run fits: partial, nothing trained).
+3. Puts each study of the slice in place of the archive's: the slice ran `--from ARCHIVE --train-missing`, so its
+   study folder holds the archived runs beside the new ones, judged whole once every run is there.
+4. Writes the archive anew (`groklab archive TREE ARCHIVE --replace`: built aside, renamed in, all or nothing)
+   and prints each verdict that changed (benchmarks/verdict_changes.py) and what to regenerate.
+Nothing is written to the archive until every step before has succeeded.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from groklab.errors import ConfigError  # noqa: E402
+
+
+def unpack(tgz: Path, into: Path) -> Path:
+    """The `slice/` tree of `tgz`, extracted below `into` with the "data" filter; its study folders checked."""
+    try:
+        with tarfile.open(tgz, "r:gz") as tar:
+            tar.extractall(into, filter="data")
+    except (tarfile.TarError, OSError, EOFError) as err:
+        raise ConfigError("trees", str(tgz), f"is not a readable slice archive ({type(err).__name__}: {err})")
+    tree = into / "slice"
+    studies = [p for p in tree.iterdir() if p.is_dir()] if tree.is_dir() else []
+    if not studies:
+        raise ConfigError("trees", str(tgz), "holds no study below slice/ (what benchmarks/gpu_slice.sh returns)")
+    return tree
+
+
+def land(tgz: Path, archive: Path, paper: str | None, profile: str, echo=print) -> list[str]:
+    """Steps 1-4; returns the lines of verdict changes."""
+    from verdict_changes import changes
+
+    from groklab.experiments import PAPERS, reproduce
+    from groklab.experiments.archive import archive as write
+    from groklab.store.archive import is_archive, read_index
+
+    held = is_archive(archive)
+    index = read_index(archive) if held else {"studies": {}, "papers": []}
+    paper = paper or (index["papers"][0] if len(index["papers"]) == 1 else None)
+    if paper not in PAPERS:
+        raise ConfigError("paper", paper, f"name the archive's paper: one of {', '.join(PAPERS)}")
+    with tempfile.TemporaryDirectory(prefix="land-") as tmp:
+        tmp = Path(tmp)
+        got = unpack(tgz, tmp / "in")
+        unknown = [p.name for p in got.iterdir() if p.is_dir() and p.name not in PAPERS[paper]]
+        if unknown:
+            raise ConfigError("trees", str(tgz), f"holds {unknown[0]!r}, not a study of {paper}")
+        tree = tmp / "tree"
+        if held:
+            reproduce(f"{paper}/all", tree, profile=profile, source=archive, echo=echo,
+                      command=f"groklab reproduce {paper}/all --profile {profile} --from {archive}")
+            for study, entry in index["studies"].items():
+                if (tree / study).is_dir() or (got / study).is_dir():
+                    continue  # judged whole above, or replaced by the slice below
+                # part-way: laid out as archived, nothing trained (no run fits a budget of 1 ns), partial.json
+                reproduce(f"{paper}/{study}", tree, profile=profile, source=archive, train_missing=True,
+                          budget=1e-9, echo=echo, command=f"groklab reproduce {paper}/{study} --profile {profile} "
+                                                          f"--from {archive} --train-missing --budget 1e-9")
+        tree.mkdir(exist_ok=True)
+        for study in sorted(p for p in got.iterdir() if p.is_dir()):
+            shutil.rmtree(tree / study.name, ignore_errors=True)
+            shutil.copytree(study, tree / study.name, symlinks=True)
+            echo(f"land: {study.name} from the slice ({'judged' if (study / 'claims.json').is_file() else 'partial'})")
+        before = tmp / "before"
+        if held:
+            shutil.copytree(archive, before, symlinks=True)
+        doc = write(tree, archive, replace=held, command=f"python benchmarks/land_slice.py {tgz} {archive}")
+        lines, _, _ = changes(before, archive) if held else ([], [], [])
+    echo(f"land: {archive} written ({doc['bytes'] / 2**20:.1f} MiB, {len(doc['sessions'])} sessions)")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trees", type=Path, help="trees.tgz as benchmarks/gpu_slice.sh returns it")
+    ap.add_argument("archive", type=Path, help="the results archive to land it in, e.g. results/beyond-paper")
+    ap.add_argument("--paper", help="the paper (beyond, investigation, ...); default: the archive's")
+    ap.add_argument("--profile", default="paper")
+    a = ap.parse_args(argv)
+    try:
+        lines = land(a.trees, a.archive, a.paper, a.profile)
+    except ConfigError as err:
+        print(f"land_slice: error: {err}", file=sys.stderr)
+        return 2
+    print("\n".join(lines) or "no verdict differs")
+    print("next: python benchmarks/results_docs.py --write docs/results.md (and --write README.md); regenerate "
+          "results/PLAN.md's tables (groklab plan ... --slices 480)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""benchmarks/land_slice.py: a GPU slice's trees.tgz lands in its archive -- the slice's studies in place of the
+archive's, the others re-judged or kept part-way as they were -- and a hostile or foreign tarball writes nothing."""
+import io
+import json
+import runpy
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from groklab.errors import ConfigError
+from groklab.experiments import reproduce
+from groklab.experiments.archive import archive
+from groklab.store.archive import archived_runs, read_index
+
+ROOT = Path(__file__).parents[2]
+LAND = runpy.run_path(str(ROOT / "benchmarks" / "land_slice.py"))
+TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=40", "eval.every=10", "eval.log_points=0")
+QUIET = {"echo": lambda *_: None}
+
+
+def _claims(study: Path):
+    return [(c["id"], c["holds"], json.dumps(c["per_seed"], sort_keys=True))
+            for c in json.loads((study / "claims.json").read_text())["claims"]]
+
+
+@pytest.fixture
+def held(tmp_path):
+    """An archive holding fig6 whole and fig2 part-way (its add runs), as a paper archive between two windows."""
+    tree = tmp_path / "t0"
+    reproduce("embedding/fig6", tree, seeds=1, overrides=TINY, command="test fig6", **QUIET)
+    reproduce("embedding/fig2", tree, seeds=1, overrides=TINY, only="add/*", command="test fig2 add", **QUIET)
+    return Path(archive(tree, tmp_path / "results" / "embedding-quick", command="test")["path"])
+
+
+def _slice(tmp_path, held, only):
+    """What gpu_slice.sh returns: a unit run --from the archive --train-missing, packed as slice/ in trees.tgz."""
+    work = tmp_path / "gpu"
+    reproduce("embedding/fig2", work / "slice", source=held, train_missing=True, only=only, **QUIET)
+    tgz = tmp_path / "trees.tgz"
+    with tarfile.open(tgz, "w:gz") as tar:
+        tar.add(work / "slice", arcname="slice")
+    return tgz
+
+
+def test_a_slice_completes_a_study_and_the_others_are_kept(tmp_path, held):
+    fig6 = _claims(held / "fig6")
+    assert read_index(held)["studies"]["fig2"]["analysed"] == "partial"
+    tgz = _slice(tmp_path, held, "mul/*")
+    lines = LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
+    index = read_index(held)
+    assert index["studies"]["fig2"]["analysed"] == "claims" and index["studies"]["fig2"]["runs"] == 4
+    assert _claims(held / "fig6") == fig6  # re-judged to the same verdicts
+    assert all(line.startswith("fig2 ") for line in lines)  # only the completed study's claims can change
+    assert {"test fig6", "test fig2 add"} <= {s["command"] for s in index["sessions"]}
+
+
+def test_a_part_way_study_the_slice_did_not_touch_stays_part_way(tmp_path, held):
+    """A slice of another study (fig6 again, from the archive) leaves fig2 laid out as it was: 2 runs, partial."""
+    work = tmp_path / "gpu"
+    reproduce("embedding/fig6", work / "slice", source=held, train_missing=True, **QUIET)
+    tgz = tmp_path / "trees.tgz"
+    with tarfile.open(tgz, "w:gz") as tar:
+        tar.add(work / "slice", arcname="slice")
+    LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
+    assert read_index(held)["studies"]["fig2"]["analysed"] == "partial"
+    assert sorted(d["run"] for d in archived_runs(held / "fig2") if not d.get("missing")) == ["add/mlp/s0",
+                                                                                             "add/mlp_emb/s0"]
+
+
+def _tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data else None)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["escape", "link", "foreign", "empty", "garbage"])
+def test_a_hostile_or_foreign_tarball_writes_nothing(tmp_path, held, kind):
+    before = {f: f.read_bytes() for f in held.rglob("*") if f.is_file()}
+    tgz = tmp_path / "trees.tgz"
+    if kind == "garbage":
+        tgz.write_bytes(b"not a tarball")
+    else:
+        members = {"escape": [("../evil.txt", b"x")], "foreign": [("slice/notastudy/x.txt", b"x")],
+                   "empty": [("other/x.txt", b"x")], "link": []}[kind]
+        infos = []
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            infos.append((info, data))
+        if kind == "link":
+            link = tarfile.TarInfo("slice/fig2")
+            link.type, link.linkname = tarfile.SYMTYPE, str(tmp_path)
+            infos.append((link, b""))
+        _tar(tgz, infos)
+    with pytest.raises(ConfigError, match="trees"):
+        LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
+    assert {f: f.read_bytes() for f in held.rglob("*") if f.is_file()} == before
+    assert not (tmp_path / "evil.txt").exists()
