@@ -17,7 +17,7 @@ import torch
 
 from groklab.engine.loss import make_loss
 from groklab.engine.precision import fp32_precision
-from groklab.engine.stacked_filters import FILTER, filter_grads
+from groklab.engine.stacked_filters import FILTER, MA, filter_grads
 from groklab.optim import rules
 
 ALIGN = 64  # elements (256 bytes): block starts aligned for vectorized loads and cuBLAS
@@ -74,7 +74,8 @@ class Stacked:
         # Evaluation always runs in float32.
         self.p_drop, self.gens = cfgs[0].model.dropout, gens
         # (dropout runs eagerly: member generators would need registering with the captured graph)
-        self.fused = device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused and not gens
+        self.fused = (device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused and not gens
+                      and cfgs[0].optim.grokfast != "ma")  # MA: a host-side count (stacked_filters)
         tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
         self.precision = "tf32" if tf32 else None
         self.tf32 = tf32 if device.type == "cuda" else None  # fp32_precision: None leaves a CPU alone
@@ -82,6 +83,8 @@ class Stacked:
         o = cfgs[0].optim  # gradient filters, shared by a stack (population.stack_key): Grokfast-EMA, then ⊥Grad
         self.ema = None  # Grokfast-EMA's average, laid out as theta; None until the first gradient (it starts there)
         self.grokfast = (o.grokfast_alpha, o.grokfast_lamb) if o.grokfast == "ema" else None
+        self.grokfast_ma = (o.grokfast_window, o.grokfast_lamb) if o.grokfast == "ma" else None
+        self.ma = None  # Grokfast-MA's ring and sum, laid out as theta, and its count (stacked_filters)
         self.ortho = o.ortho_grad
         self.loss_fn = make_loss(cfgs[0].loss, cfgs[0].loss_float64)  # the runs' loss, shared by a stack
         self._link()
@@ -130,6 +133,8 @@ class Stacked:
         """Drop every member not in `idx` (finished runs), keeping the order of `idx`."""
         sel = torch.tensor(idx, dtype=torch.long, device=self.device)
         bufs = {"theta": self.theta, **self.state, **({FILTER: self.ema} if self.ema is not None else {})}
+        if self.ma is not None:
+            bufs.update({f"{MA}{j}": x for j, x in enumerate(self.ma["buf"])}, **{f"{MA}_sum": self.ma["sum"]})
         blocks = {k: {n: self.block(b, n).index_select(0, sel) for n in self.names} for k, b in bufs.items()}
         self._layout(len(idx))
         new = {}
@@ -143,6 +148,9 @@ class Stacked:
                                                          for x in (self.base_lr, self.ratio, self.lr, self.wd))
         self.gens = [self.gens[i] for i in idx] if self.gens else self.gens
         self.theta, self.ema = new.pop("theta"), new.pop(FILTER, None)
+        if self.ma is not None:
+            self.ma = {"buf": [new.pop(f"{MA}{j}") for j in range(len(self.ma["buf"]))], "sum": new.pop(f"{MA}_sum"),
+                       "count": self.ma["count"]}
         self.state = new
         self._link()
 

@@ -16,7 +16,7 @@ from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.precision import fp32_precision
 from groklab.engine.setup import RunSetup
 from groklab.engine.stacked import Stacked
-from groklab.engine.stacked_filters import load_ema, member_ema
+from groklab.engine.stacked_filters import load_ema, load_ma, member_ema, member_ma
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
 
@@ -158,9 +158,11 @@ class StackedStep:
             if state:
                 self.stack.load_state(i, start, state)
             f = e.grad_filter
+            trained = [n for n, t in e.model.named_parameters() if t.requires_grad]
             if getattr(f, "ema", None) is not None:  # a resumed Grokfast-EMA member
-                trained = [n for n, t in e.model.named_parameters() if t.requires_grad]
                 load_ema(self.stack, i, dict(zip(trained, f.ema)))
+            if getattr(f, "count", 0):  # a resumed Grokfast-MA member
+                load_ma(self.stack, i, trained, f.state_dict())
         self.X, self.y = exps[0].task.inputs.to(device), exps[0].task.labels.to(device)
         N, n_train = len(self.y), [len(e.y_train) for e in exps]
         self.n_train = n_train
@@ -233,9 +235,11 @@ class StackedStep:
                 if st:  # torch keeps its step count (NAdam: its mu product) only beside tensors it keeps
                     st.update({k: v.clone() for k, v in s["scalars"].items()})
                 e.optimizer.state[t] = st
+        trained = [n for n, t in e.model.named_parameters() if t.requires_grad]
         if e.grad_filter is not None and hasattr(e.grad_filter, "ema"):  # its Grokfast-EMA, in the solo format
-            e.grad_filter.ema = member_ema(self.stack, i, [n for n, t in e.model.named_parameters()
-                                                           if t.requires_grad])
+            e.grad_filter.ema = member_ema(self.stack, i, trained)
+        if e.grad_filter is not None and hasattr(e.grad_filter, "buf") and self.stack.ma is not None:  # its MA
+            e.grad_filter.load_state_dict(member_ma(self.stack, i, trained))
         return e.model
 
     def state(self, i: int) -> dict:
