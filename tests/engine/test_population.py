@@ -107,13 +107,15 @@ def test_stacked_checkpoint_is_a_solo_checkpoint(tmp_path):
             assert a["test/loss"] == pytest.approx(b["test/loss"], rel=1e-4)
 
 
-@pytest.mark.parametrize("optim", ["nadam", "rmsprop", "sgd", "adamw+grokfast", "adamw+dropout", "adamw+ma"])
+@pytest.mark.parametrize("optim", ["nadam", "rmsprop", "sgd", "adamw+grokfast", "adamw+dropout", "adamw+ma",
+                                   "adam+adaptive"])
 def test_stacked_checkpoints_of_every_rule_resume_as_solo_runs(optim, tmp_path):
     """A stacked member's checkpoint holds torch's own state for its rule (NAdam's step and mu product too), its
     Grokfast-EMA average in the solo filter's format and its dropout generator as the solo run's RNG state: the solo
     loop resumes it and the stack resumes from it, each equal to the uninterrupted solo run (float64)."""
     optim, *filt = optim.split("+")
     extra = ({"model.dropout": 0.3} if filt == ["dropout"] else
+             {"optim.c_mode": "adaptive", "optim.c_every": 4} if filt == ["adaptive"] else
              {"optim.grokfast": "ma", "optim.grokfast_window": 3} if filt == ["ma"] else
              {"optim.grokfast": "ema", "optim.ortho_grad": "true"} if filt else {})
     cfgs = [make_config(tiny(optim=optim, dtype="float64", seed=s, steps=20, checkpoint_every=10,
@@ -165,7 +167,8 @@ def test_stacked_refuses_what_it_cannot_do(tmp_path):
         train_population([a], packing="vmap")
     for extra, field in (({"model.dropout": 0.1, "model": "transformer"}, "model.dropout"),
                          ({"model.dropout": 0.1, "sampler": "full"}, "model.dropout"),  # MLP dropout, padded rows
-                         ({"optim.c_mode": "adaptive"}, "optim.c_mode"),
+                         ({"optim.c_mode": "adaptive", "optim.c_freq": "row"}, "optim.c_mode"),
+                         ({"optim.c_mode": "adaptive", "sampler": "full"}, "optim.c_mode"),
                          ({"sampler": "balanced"}, "sampler")):
         pair = [make_config(tiny(**extra, seed=s)) for s in (0, 1)]
         with pytest.raises(ConfigError, match=field):
@@ -188,6 +191,9 @@ FAMILIES = {  # 002's and 004's paper-profile families and optimizers, each at a
     "lstm_grokfast_ortho": ["model=lstm", "model.depth=1", "optim=adam", "optim.grokfast=ema", "optim.ortho_grad=true"],
     "stablemax_perp": ["loss=stablemax", "optim=adamw", "optim.ortho_grad=true"],  # GrokBench's StableMax + ⊥Grad
     "mlp_dropout": ["model.depth=3", "model.dropout=0.3", "optim=adamw"],  # 002's dropout arms: masks per member
+    "adaptive_c": ["optim=adam", "optim.c_mode=adaptive", "optim.c_every=4", "optim.c_range=[1,40]"],
+    "transformer_adaptive_c": ["model=transformer", "model.depth=1", "optim=adamw", "optim.c_mode=adaptive",
+                               "optim.c_every=3"],
     "grokfast_ma": ["optim=adamw", "optim.grokfast=ma", "optim.grokfast_window=4", "optim.grokfast_lamb=2"],
     "lstm_grokfast_ma_ortho": ["model=lstm", "model.depth=1", "optim=adam", "optim.grokfast=ma",
                                "optim.grokfast_window=3", "optim.ortho_grad=true"],

@@ -33,12 +33,6 @@ def _adam_kernel():
     return _adam_compiled
 
 
-def scalar_dtype() -> torch.dtype:
-    """The dtype torch's optimizers keep their step counts and NAdam's mu product in (float32, or float64 when
-    that is the default dtype): the stacked numbers must round as the solo optimizer's do."""
-    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
-
-
 class Stacked:
     """Flat parameter-major buffers (theta, optimizer state) for M members of one model shape; forward, step.
 
@@ -65,10 +59,11 @@ class Stacked:
                                                              for m in models]))
         self.rule = rules.rule_of(optimizers[0])
         self.kinds = rules.kinds(self.rule)
-        self._columns(models, optimizers, [c.optim.lr for c in cfgs], dtype)
+        adaptive = cfgs[0].optim.c_mode == "adaptive"  # the embedding's ratio c changes: a column of its own
+        self._columns(models, optimizers, [c.optim.lr for c in cfgs], dtype, adaptive)
         self.t = 0  # optimizer steps taken (the same for every member)
         self.t_dev = torch.zeros((), dtype=torch.float64, device=device)  # on the device: no host sync
-        self.mu_product = torch.tensor(1.0, dtype=scalar_dtype())  # NAdam's running product, as torch keeps it
+        self.mu_product = torch.tensor(1.0, dtype=rules.scalar_dtype())  # NAdam's running product, as torch keeps it
         # The fast CUDA path for Adam/AdamW: compiled one-pass optimizer and the step as a CUDA graph; TF32
         # matmuls only when asked (config fields `fused`, `tf32`, shared by a stack: population.stack_key).
         # Evaluation always runs in float32.
@@ -89,22 +84,25 @@ class Stacked:
         self.loss_fn = make_loss(cfgs[0].loss, cfgs[0].loss_float64)  # the runs' loss, shared by a stack
         self._link()
 
-    def _columns(self, models: list, optimizers: list, lrs: list, dtype) -> None:
+    def _columns(self, models: list, optimizers: list, lrs: list, dtype, adaptive: bool = False) -> None:
         """Each parameter's [M, 1] columns: its group's ratio c to the member's lr (0: not trained, a frozen
         embedding) and its weight decay. Parameters with equal columns share one tensor, so a schedule
         rewrites a handful of columns in place (a captured CUDA graph reads them on its next replay)."""
         col = lambda xs: torch.tensor(xs, dtype=dtype, device=self.device).view(-1, 1)  # noqa: E731
-        per = {n: ([], []) for n in self.names}
+        per, own = {n: ([], []) for n in self.names}, set()
         for model, opt in zip(models, optimizers):
             group = {id(t): g for g in opt.param_groups for t in g["params"]}
             for n, t in model.named_parameters():
                 g = group.get(id(t))
                 per[n][0].append(0.0 if g is None else g.get("c", 1.0))
                 per[n][1].append(0.0 if g is None else g["weight_decay"])
+                if adaptive and g is not None and g.get("role") == "E":
+                    own.add(n)
         self.base_lr = col(lrs)  # each member's lr before its schedule
+        self.factor = torch.ones_like(self.base_lr)  # each member's schedule factor now
         self.ratio, self.lr, self.wd, self.key = {}, {}, {}, {}
         for n, (ratio, wd) in per.items():
-            k = self.key[n] = (tuple(ratio), tuple(wd))
+            k = self.key[n] = ("E" if n in own else "", tuple(ratio), tuple(wd))
             if k not in self.ratio:
                 self.ratio[k], self.wd[k] = col(ratio), col(wd)
                 self.lr[k] = self.base_lr * self.ratio[k]
@@ -144,8 +142,9 @@ class Stacked:
                 for n, x in by_name.items():
                     self.block(new[k], n).copy_(x)
             pick = lambda d: {k: x.index_select(0, sel) for k, x in d.items()}  # noqa: E731
-            self.base_lr, self.ratio, self.lr, self.wd = (x.index_select(0, sel) if torch.is_tensor(x) else pick(x)
-                                                         for x in (self.base_lr, self.ratio, self.lr, self.wd))
+            self.base_lr, self.factor, self.ratio, self.lr, self.wd = (
+                x.index_select(0, sel) if torch.is_tensor(x) else pick(x)
+                for x in (self.base_lr, self.factor, self.ratio, self.lr, self.wd))
         self.gens = [self.gens[i] for i in idx] if self.gens else self.gens
         self.theta, self.ema = new.pop("theta"), new.pop(FILTER, None)
         if self.ma is not None:
@@ -158,8 +157,16 @@ class Stacked:
     def scale_lr(self, f: torch.Tensor) -> None:
         """Every member's lrs at its schedule's factor f [M, 1] (each group at its ratio c); written in place,
         so a captured CUDA graph reads the new values on its next replay."""
+        self.factor = f
         for k, lr in self.lr.items():
             torch.mul(self.base_lr * f, self.ratio[k], out=lr)
+
+    @torch.no_grad()
+    def set_ratio(self, name: str, c: list[float]) -> None:
+        """Adaptive c: parameter `name`'s group (the embedding's) at ratio c[i] for member i, in place."""
+        k = self.key[name]
+        self.ratio[k].copy_(torch.tensor(c, dtype=self.ratio[k].dtype).view(-1, 1))
+        torch.mul(self.base_lr * self.factor, self.ratio[k], out=self.lr[k])
 
     def member(self, i: int) -> dict:
         """Member i's parameters and optimizer state as {name: tensor} dicts in the solo shapes; `scalars`: the
@@ -175,7 +182,7 @@ class Stacked:
             return {}
         if self.rule["name"] in ("adam", "adamw"):  # fused: the step count on the parameter's device
             return {"step": torch.tensor(float(self.t), dtype=torch.float32, device=self.device)}
-        out = {"step": torch.tensor(float(self.t), dtype=scalar_dtype())}
+        out = {"step": torch.tensor(float(self.t), dtype=rules.scalar_dtype())}
         return {**out, "mu_product": self.mu_product.clone()} if self.rule["name"] == "nadam" else out
 
     def load_state(self, i: int, t: int, state: dict) -> None:

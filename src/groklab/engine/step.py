@@ -12,6 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from groklab.engine.batches import Batches
 from groklab.engine.budget import MAX_EVAL_INPUTS
 from groklab.engine.precision import fp32_precision
 from groklab.engine.setup import RunSetup
@@ -19,6 +20,7 @@ from groklab.engine.stacked import Stacked
 from groklab.engine.stacked_filters import load_ema, load_ma, member_ema, member_ma
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
+from groklab.optim.adaptive import sigma_max
 
 
 class Stepper(Protocol):
@@ -181,6 +183,10 @@ class StackedStep:
         self.lr_until = math.inf if o.schedule != "constant" else o.warmup
         self.factors = None
         self.holdout_acc = [None] * len(exps)  # per member, at the last evaluation (None: no holdout)
+        # adaptive c: each member's own AdaptiveC counts its batches and recomputes its c from its own E and W
+        ref = {id(t): n for n, t in exps[0].model.named_parameters()}
+        self.E_W = None if exps[0].adapt is None else [[ref[id(t)] for t in exps[0].model.blocks()[b]] for b in "EW"]
+        self.c_now = None
         self._select()
 
     @property
@@ -208,7 +214,20 @@ class StackedStep:
             if f != self.factors:
                 self.stack.scale_lr(torch.tensor(f, dtype=self.stack.base_lr.dtype).view(-1, 1).to(self.X.device))
                 self.factors = f
-        self.stack.train_step(self.X, self.y, self.batches.idx(step), self.weights)
+        idx = self.batches.idx(step)
+        if self.E_W is not None:  # as SoloStep: observe this step's batch, then train at the c it gives
+            xb = self.X[idx]
+            c = [self.exps[k].adapt.observe(step, xb[j], lambda j=j: self._sigma_ratio(j))
+                 for j, k in enumerate(self.active)]
+            if c != self.c_now:
+                self.stack.set_ratio(self.E_W[0][0], c)
+                self.c_now = c
+        self.stack.train_step(self.X, self.y, idx, self.weights)
+
+    def _sigma_ratio(self, j: int) -> float:
+        """sigma_max(E) / sigma_max(W) of member j, read from its stacked parameters (AdaptiveC.sigma_ratio)."""
+        P = self.stack.params
+        return sigma_max([P[n][j] for n in self.E_W[0]]) / sigma_max([P[n][j] for n in self.E_W[1]])
 
     def evaluate(self) -> np.ndarray:
         sums = torch.zeros(3, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test/holdout, M, 2]
@@ -229,6 +248,8 @@ class StackedStep:
             for n, t in e.model.named_parameters():
                 t.copy_(s["params"][n])
         names = {id(t): n for n, t in e.model.named_parameters()}
+        if e.adapt is not None:
+            set_c(e.optimizer, e.adapt.c)  # its embedding group's ratio, as the solo step keeps it
         for group in e.optimizer.param_groups:
             for t in group["params"]:
                 st = {k: v[names[id(t)]] for k, v in s["state"].items()}
@@ -247,7 +268,9 @@ class StackedStep:
         return self.exps[self.active[i]].state()
 
     def extras(self, i: int) -> dict:
-        return {} if self.holdout_acc[i] is None else {"holdout/acc": self.holdout_acc[i]}
+        a = self.exps[self.active[i]].adapt  # the ratio in effect for the steps up to this one, as SoloStep's
+        held = {} if self.holdout_acc[i] is None else {"holdout/acc": self.holdout_acc[i]}
+        return held if a is None else {**held, "optim/c": a.c, "optim/f_E": a.f_E}
 
     def measure(self, i: int, step: int, names: list) -> tuple[dict, dict]:
         self.model(i)
@@ -257,27 +280,3 @@ class StackedStep:
         self.stack.keep(idx)
         self.active = [self.active[i] for i in idx]
         self._select()
-
-
-class Batches:
-    """Each member's batch rows for a step, [M, B], made on the host one block of steps at a time.
-
-    The positions come from the members' own samplers (so they equal the solo runs'); one host-to-device
-    copy per block keeps the per-step work on the device, with no host sync.
-    """
-
-    def __init__(self, samplers: list, rows: torch.Tensor, steps: int, block_steps: int = 64):
-        self.samplers, self.rows, self.steps, self.K = samplers, rows, steps, block_steps  # rows: [M, n_max]
-        self.full = not hasattr(samplers[0], "block")  # the full-batch sampler: every row, every step
-        self.block, self.start = None, 0
-
-    def idx(self, step: int) -> torch.Tensor:
-        if self.full:
-            return self.rows
-        if self.block is None or not self.start <= step < self.start + len(self.block):
-            K = max(1, min(self.K, self.steps - step))
-            pos = torch.from_numpy(np.stack([s.block(step, K) for s in self.samplers], 1))  # [K, M, B]
-            if self.rows.is_cuda:  # pinned: the copy is asynchronous, the device queue does not drain
-                pos = pos.pin_memory()
-            self.block, self.start = pos.to(self.rows.device, non_blocking=True), step
-        return self.rows.gather(1, self.block[step - self.start])

@@ -13,7 +13,7 @@ where tokens are rare (small batches, skewed splits).
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import torch
 from torch import nn
@@ -44,24 +44,27 @@ class AdaptiveC:
         b = self.model.blocks()
         return sigma_max(b["E"]) / sigma_max(b["W"])
 
-    def compute(self, f_E: float) -> float:
-        return min(max(self.sigma_ratio() * (1.0 / f_E), self.lo), self.hi)
+    def compute(self, f_E: float, ratio: float | None = None) -> float:
+        ratio = self.sigma_ratio() if ratio is None else ratio
+        return min(max(ratio * (1.0 / f_E), self.lo), self.hi)
 
-    def observe(self, step: int, xb: torch.Tensor) -> float:
+    def observe(self, step: int, xb: torch.Tensor, sigma_ratio: Optional[Callable[[], float]] = None) -> float:
         """Count this batch's embedding rows; on a recompute step set c from the counts since the last one. The
         first recompute waits for a full window (c0 until then): f_i from one batch is 0 or 1, which sent every
-        row absent from step 0's batch to the top of the range for a whole window."""
+        row absent from step 0's batch to the top of the range for a whole window. `sigma_ratio`: where E and W
+        are read (a stacked member's own views of them); default this model's."""
         self.rows += torch.bincount(xb.flatten(), minlength=self.vocab)[: self.vocab] > 0
         self.n += 1
         if step % self.every == 0 and self.n >= self.every:
             f = self.rows / self.n
             self.f_E = f.mean().item()
+            ratio = (sigma_ratio or self.sigma_ratio)()
             if self.per_row:
-                c_i = torch.where(f > 0, self.sigma_ratio() / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
+                c_i = torch.where(f > 0, ratio / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
                 self.c = c_i.mean().item()
                 self.scale = (c_i / self.c).to(self.model.blocks()["E"][0].dtype)
             else:
-                self.c = self.compute(self.f_E)
+                self.c = self.compute(self.f_E, ratio)
             self.rows.zero_()
             self.n = 0
         return self.c

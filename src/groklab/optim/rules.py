@@ -91,3 +91,9 @@ def sgd_(th, g, buf, lr, wd, momentum: float, first: bool):
             buf.mul_(momentum).add_(g)
         g = buf
     th.addcmul_(g, -lr)
+
+
+def scalar_dtype() -> torch.dtype:
+    """The dtype torch's optimizers keep their step counts and NAdam's mu product in (float32, or float64 when
+    that is the default dtype): stacked numbers must round as the solo optimizer's do."""
+    return torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
