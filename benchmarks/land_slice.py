@@ -99,8 +99,7 @@ def main(argv=None) -> int:
         print(f"land_slice: error: {err}", file=sys.stderr)
         return 2
     print("\n".join(lines) or "no verdict differs")
-    print("next: python benchmarks/results_docs.py --write docs/results.md (and --write README.md); regenerate "
-          "results/PLAN.md's tables (groklab plan ... --slices 480)")
+    print("next: python benchmarks/results_docs.py --write F for F in docs/results.md, README.md, results/PLAN.md")
     return 0
 
 

@@ -14,11 +14,15 @@ around it is not:
     <!-- cite results/embedding-paper/fig6/adam_lr_faster_mul -->holds | 000 ...<!-- /cite -->   (its line)
     <!-- include results/grokbench-quick/leaderboard.md -->     (a generated Markdown file, verbatim)
     <!-- /include -->
+    <!-- plan beyond/all results/beyond-paper -->                 (results/PLAN.md: `groklab plan TARGET --profile
+    | slice | units | est. min | command |                        paper --from ARCHIVE --device cuda --slices 480`;
+    <!-- /plan -->                                                 `-` for no archive)
 
     python benchmarks/results_docs.py --write docs/results.md   # regenerate every block
     python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
     python benchmarks/results_docs.py --write README.md          # the README's tutorial numbers
-tests/test_results.py runs the check on both, so a number typed by hand into a verdict table fails the suite.
+    python benchmarks/results_docs.py --write results/PLAN.md   # the GPU queue's slices
+tests/test_results.py runs the check on all three, so a number typed by hand into a verdict table fails the suite.
 """
 from __future__ import annotations
 
@@ -34,6 +38,17 @@ ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions
 STUDY = re.compile(r"(<!-- study (\S+) (\S+) -->)(.*?)(<!-- /study -->)", re.S)
 CITE = re.compile(r"(<!-- cite (\S+) -->)(.*?)(<!-- /cite -->)", re.S)
 INCLUDE = re.compile(r"(<!-- include (\S+) -->\n)(.*?)(<!-- /include -->)", re.S)
+PLAN = re.compile(r"(<!-- plan (\S+) (\S+) -->\n)(.*?)(<!-- /plan -->)", re.S)
+
+
+def plan_table(target: str, archive: str) -> str:
+    """results/PLAN.md's slices of `target` at the paper profile on a GPU, and the total line."""
+    from groklab.experiments.estimate import print_plan
+
+    lines: list[str] = []
+    source = None if archive == "-" else str(ROOT / archive)
+    print_plan(target, "paper", source=source, device="cuda", echo=lines.append, slice_s=480)
+    return "\n".join(lines).replace(str(ROOT) + "/", "") + "\n"
 
 
 def included(path: str) -> str:
@@ -133,6 +148,7 @@ def fill(text: str) -> str:
     text = STUDY.sub(lambda m: m[1] + study_count(m[2], m[3]) + m[5], text)
     text = CITE.sub(lambda m: m[1] + cite_line(m[2]) + m[4], text)
     text = INCLUDE.sub(lambda m: m[1] + included(m[2]) + m[4], text)
+    text = PLAN.sub(lambda m: m[1] + plan_table(m[2], m[3]) + m[5], text)
     return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
 
 
@@ -157,6 +173,7 @@ def main() -> int:
     drift += [m[2] for m, n in zip(HEADLINE.finditer(text), HEADLINE.finditer(new)) if m[0] != n[0]]
     drift += [f"{m[2]} assumptions" for m, n in zip(ASSUMPTIONS.finditer(text), ASSUMPTIONS.finditer(new))
               if m[0] != n[0]]
+    drift += [f"plan {m[2]}" for m, n in zip(PLAN.finditer(text), PLAN.finditer(new)) if m[0] != n[0]]
     drift += [f"{m[2]} {m[3]}" for m, n in zip(STUDY.finditer(text), STUDY.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(CITE.finditer(text), CITE.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(INCLUDE.finditer(text), INCLUDE.finditer(new)) if m[0] != n[0]]

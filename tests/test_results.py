@@ -67,6 +67,14 @@ def test_docs_results_tables_are_generated_from_the_archives():
     assert DOCS["fill"](text) == text, "run: python benchmarks/results_docs.py --write docs/results.md"
 
 
+def test_the_gpu_queue_is_what_groklab_plan_says_now():
+    """results/PLAN.md's slice tables are `groklab plan`'s for the archives and cost model of this commit: a study
+    whose runs changed, a refitted model or a landed slice without regenerating them fails here."""
+    text = (ROOT / "results" / "PLAN.md").read_text()
+    assert len(DOCS["PLAN"].findall(text)) == 2, "results/PLAN.md lost a generated plan block"
+    assert DOCS["fill"](text) == text, "run: python benchmarks/results_docs.py --write results/PLAN.md"
+
+
 def test_the_readme_is_a_guide_whose_numbers_come_from_the_archives():
     """At most 250 lines; its headlines, the tutorial's study count and its cited line are generated blocks."""
     text = (ROOT / "README.md").read_text()
