@@ -11,7 +11,9 @@ from contextlib import contextmanager
 
 import torch
 
-_BACKENDS = (torch.backends.cuda.matmul, torch.backends.cudnn.conv, torch.backends.cudnn.rnn)
+# each family's switch (torch >= 2.9); a build without one leaves that family to torch's default
+_BACKENDS = tuple(b for b in (getattr(torch.backends.cuda, "matmul", None), getattr(torch.backends.cudnn, "conv", None),
+                              getattr(torch.backends.cudnn, "rnn", None)) if hasattr(b, "fp32_precision"))
 
 
 @contextmanager
