@@ -22,6 +22,8 @@ RULES = {
     "d-hidden-negative": ["model.d_hidden=-4"],
     "dropout-1": ["model.dropout=1"],
     "dropout-negative": ["model.dropout=-0.1"],
+    "amp-unknown": ["amp=fp16"],
+    "amp-float64": ["amp=bf16", "dtype=float64"],
     "emb-std-0": ["model.emb_init_std=0"],
     "value-input-op-tokens": ["model=lstm", "model.input=value", "encoding=op"],
     "input-on-mlp": ["model.input=value"],

@@ -3,6 +3,7 @@
     python benchmarks/bench_resnet.py                  # quick and paper cases on this machine
     python benchmarks/bench_resnet.py --case quick --repeats 7
     python benchmarks/bench_resnet.py --smoke          # seconds: checks the script still runs
+    python benchmarks/bench_resnet.py --device cuda --case paper --amp   # forward in bfloat16 autocast
 
 Cases (2 x 2 grids, 25% train, batch 200, Adam lr 1e-3):
 - quick: 6 pictures, 32 px, ResNet-18 topology at width 8, small-image stem.
@@ -51,13 +52,15 @@ def timed(fn, steps: int, device: str) -> float:
     return (time.perf_counter() - t) / steps * 1e3
 
 
-def groklab_step(case: str, device: str, smoke: bool):
+def groklab_step(case: str, device: str, smoke: bool, amp: bool = False):
     c = CASES[case]
     over = [o for o in profile_overrides("quick" if case == "quick" else "paper") if not o.startswith("steps=")]
     over += [f"task.entries={c['entries']}", f"task.image={c['image']}", f"model.width={c['width']}",
              f"device={device}", "steps=10"]
     if smoke:
         over += ["task.entries=3", "task.image=16", "model.width=4"]
+    if amp:
+        over += ["amp=bf16"]
     exp = build(make_config(over))
     step, i = SoloStep(exp), iter(range(10 ** 9))
     return exp, lambda: step.step(next(i))
@@ -74,7 +77,8 @@ def reference_step(exp, device: str):
 
     def step():
         idx = torch.randint(0, len(y), (B,), generator=g).to(device)
-        loss = F.cross_entropy(net(X[idx]), y[idx])
+        with torch.autocast(torch.device(device).type, torch.bfloat16, enabled=exp.cfg.amp == "bf16"):
+            loss = F.cross_entropy(net(X[idx]), y[idx])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -88,6 +92,7 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: the script runs, numbers mean nothing")
+    ap.add_argument("--amp", action="store_true", help="both loops' forward in bfloat16 autocast (config amp=bf16)")
     ap.add_argument("--json", help="also write the results to this file")
     a = ap.parse_args(argv)
     steps, repeats = (1, 1) if a.smoke else (a.steps, a.repeats)
@@ -97,7 +102,7 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         task = make_image_task(2, 3 if a.smoke else c["entries"], 16 if a.smoke else c["image"])
         render_s, mib = time.perf_counter() - t, task.inputs.numel() / 2 ** 20
-        exp, ours = groklab_step(case, a.device, a.smoke)
+        exp, ours = groklab_step(case, a.device, a.smoke, a.amp)
         ref = reference_step(exp, a.device)
         g_ms, r_ms = [], []
         for _ in range(repeats):  # alternate, so drift hits both
@@ -114,7 +119,7 @@ def main(argv=None) -> int:
         out[case] = {"render_s": round(render_s, 2), "images_mib": round(mib, 1), "groklab_ms": round(g, 1),
                      "reference_ms": round(r, 1), "ratio": round(g / r, 3), "train_img_s": round(B / g * 1e3, 1),
                      "eval_img_s": round(n_eval / e_ms * 1e3, 1), "profile_steps": prof.steps,
-                     "profile_run_hours": round(total_h, 2), "tf32": exp.cfg.tf32,
+                     "profile_run_hours": round(total_h, 2), "tf32": exp.cfg.tf32, "amp": exp.cfg.amp,
                      "gflop_per_step": round(shape_of(exp.cfg.to_dict())[3] * B / 1e9, 1)}
         print(f"{case}: render {render_s:.2f} s ({mib:.1f} MiB), groklab {g:.1f} ms/step, reference {r:.1f} "
               f"ms/step, ratio {g / r:.3f}, train {B / g * 1e3:.0f} img/s, eval {n_eval / e_ms * 1e3:.0f} img/s; "

@@ -144,6 +144,8 @@ def cross_field_rules(cfg) -> None:
         task_rules(t.name, cfg.p, t.expr, t.K)
     if not images:  # the image task has its own split of pictures
         split_rules(s.name, cfg.p, t.K if t.name == "sum" else 2, s.frac_train, s.test_reserve, s.skew, s.k)
+    if cfg.amp != "off" and cfg.dtype != "float32":
+        raise ConfigError("amp", cfg.amp, f"autocasts float32 work; dtype={cfg.dtype} has none (use dtype=float32)")
     if m.name == "transformer" and m.d_emb % m.n_heads:
         raise ConfigError("model.n_heads", m.n_heads, f"must divide model.d_emb={m.d_emb}")
     if m.input == "value" and cfg.encoding != "no_op":

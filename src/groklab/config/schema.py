@@ -231,6 +231,9 @@ class Config(Section):
     # Both were environment variables before 2026-11-28.
     tf32: bool = False
     fused: bool = True
+    # amp: the training step's forward and loss under torch.autocast in bfloat16 (weights, gradients, optimizer and
+    # evaluation stay float32; solo runs only). Off unless a profile sets it: a numerics assumption of its own
+    amp: Literal["off", "bf16"] = "off"
     bar: bool = True  # live progress bar (`progress` in configs stored before 2026-11-26: RENAMED below)
     track: TrackConfig = TrackConfig()  # optional metric sinks; the run directory stays the source of truth
 

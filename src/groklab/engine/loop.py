@@ -80,8 +80,11 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
             for r in todo:
                 r.info.update({"numerics/tf32": stepper.stack.precision == "tf32",
                                "numerics/fused": bool(stepper.stack.fused)})
-        elif stepper.tf32 is not None:  # a solo CUDA run: its matmuls, convolutions and RNNs (engine/precision.py)
-            todo[0].info["numerics/tf32"] = bool(stepper.tf32)
+        else:  # a solo run: TF32 on CUDA (engine/precision.py), bfloat16 autocast (config amp)
+            if stepper.tf32 is not None:
+                todo[0].info["numerics/tf32"] = bool(stepper.tf32)
+            if stepper.amp:
+                todo[0].info["numerics/amp"] = "bf16"
         run(stepper, todo)
     return [r.result() for r in records]
 

@@ -48,6 +48,7 @@ def check_stackable(cfgs: Sequence[Config]) -> None:
                 ("model.dropout", m.dropout, m.dropout == 0 or (m.name in ("mlp", "mlp_emb") and cfg.sampler != "full"),
                  "0 (dropout stacks for the MLP, not with full batches)"),
                 ("sampler", cfg.sampler, cfg.sampler in STACKED_SAMPLERS, ", ".join(STACKED_SAMPLERS)),
+                ("amp", cfg.amp, cfg.amp == "off", "off"),
                 ("optim.c_mode", o.c_mode, o.c_mode == "fixed" or (o.c_freq == "mean" and cfg.sampler != "full"),
                  "fixed, or adaptive with c_freq=mean and batches (not the full batch)")):
             if not ok:

@@ -80,6 +80,7 @@ class SoloStep:
         self.holdout_acc = None  # accuracy on a SQUARE/STRIP holdout at the last evaluation
         # CUDA: TF32 or full float32 in the training step as the config says (cuDNN's own default is TF32)
         self.tf32 = exp.cfg.tf32 and exp.cfg.dtype == "float32" if self.device.type == "cuda" else None
+        self.amp = exp.cfg.amp == "bf16"  # forward and loss in bfloat16 autocast (config `amp`)
 
     def step(self, step: int) -> None:
         e, o = self.exp, self.exp.cfg.optim
@@ -90,7 +91,8 @@ class SoloStep:
                 set_c(e.optimizer, e.adapt.observe(step, xb))
             set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac))
         with fp32_precision(self.tf32):
-            loss = e.loss_fn(e.model(xb), yb)
+            with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):  # backward outside, as torch asks
+                loss = e.loss_fn(e.model(xb), yb)
             e.optimizer.zero_grad(set_to_none=True)
             loss.backward()
         if e.grad_filter is not None:
