@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         lines = land(a.trees, a.archive, a.paper, a.profile)
-    except ConfigError as err:
+    except ConfigError as err:  # a bad slice or archive (StoreError is one): one line, nothing written
         print(f"land_slice: error: {err}", file=sys.stderr)
         return 2
     print("\n".join(lines) or "no verdict differs")

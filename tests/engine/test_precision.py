@@ -1,23 +1,23 @@
 """engine/precision.py: a run's `tf32` decides CUDA matmuls, cuDNN convolutions and RNNs alike, and is restored."""
-from groklab.engine.precision import _BACKENDS, fp32_precision
+from groklab.engine.precision import BACKENDS, fp32_precision
 
 
 def test_fp32_precision_sets_every_cuda_kernel_family_and_restores_it():
-    before = [b.fp32_precision for b in _BACKENDS]
+    before = [b.fp32_precision for b in BACKENDS]
     with fp32_precision(False):
-        assert [b.fp32_precision for b in _BACKENDS] == ["ieee"] * 3
+        assert [b.fp32_precision for b in BACKENDS] == ["ieee"] * 3
         with fp32_precision(True):
-            assert [b.fp32_precision for b in _BACKENDS] == ["tf32"] * 3
-        assert [b.fp32_precision for b in _BACKENDS] == ["ieee"] * 3
-    assert [b.fp32_precision for b in _BACKENDS] == before
+            assert [b.fp32_precision for b in BACKENDS] == ["tf32"] * 3
+        assert [b.fp32_precision for b in BACKENDS] == ["ieee"] * 3
+    assert [b.fp32_precision for b in BACKENDS] == before
     try:
         with fp32_precision(True):
             raise KeyError("x")
     except KeyError:
         pass
-    assert [b.fp32_precision for b in _BACKENDS] == before
+    assert [b.fp32_precision for b in BACKENDS] == before
     with fp32_precision(None):  # a CPU run: torch's settings untouched
-        assert [b.fp32_precision for b in _BACKENDS] == before
+        assert [b.fp32_precision for b in BACKENDS] == before
 
 
 def test_a_cpu_run_leaves_precision_alone_and_cuda_default_is_full_float32():

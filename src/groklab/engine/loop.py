@@ -78,7 +78,7 @@ def train_members(cfgs: Sequence[Config], outs: Sequence, mode: str = "auto", st
         stepper = StackedStep(exps, todo[0].start) if stacked else SoloStep(exps[0])
         if stacked:  # the numerics the step ran with (tf32 and fused apply on CUDA only)
             for r in todo:
-                r.info.update({"numerics/tf32": stepper.stack.precision == "tf32",
+                r.info.update({"numerics/tf32": bool(stepper.stack.tf32),
                                "numerics/fused": bool(stepper.stack.fused)})
         else:  # a solo run: TF32 on CUDA (engine/precision.py), bfloat16 autocast (config amp)
             if stepper.tf32 is not None:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import torch
 
 # each family's switch (torch >= 2.9); a build without one leaves that family to torch's default
-_BACKENDS = tuple(b for b in (getattr(torch.backends.cuda, "matmul", None), getattr(torch.backends.cudnn, "conv", None),
+BACKENDS = tuple(b for b in (getattr(torch.backends.cuda, "matmul", None), getattr(torch.backends.cudnn, "conv", None),
                               getattr(torch.backends.cudnn, "rnn", None)) if hasattr(b, "fp32_precision"))
 
 
@@ -23,11 +23,11 @@ def fp32_precision(tf32: bool | None):
     if tf32 is None:
         yield
         return
-    old = [b.fp32_precision for b in _BACKENDS]
-    for b in _BACKENDS:
+    old = [b.fp32_precision for b in BACKENDS]
+    for b in BACKENDS:
         b.fp32_precision = "tf32" if tf32 else "ieee"
     try:
         yield
     finally:
-        for b, value in zip(_BACKENDS, old):
+        for b, value in zip(BACKENDS, old):
             b.fp32_precision = value

@@ -1,7 +1,7 @@
 """torch's global RNG as checkpointable state: dropout draws from it, so exact resume must restore it.
 
 A stacked member (engine/stacked.py) cannot share the one global generator with the other members: it draws its
-dropout masks from a generator of its own that starts where the solo run's global one would (`start_state`) and
+dropout masks from a generator of its own that starts where the solo run's global one would (`generator`) and
 whose state its checkpoint holds in the solo format (`member`), so the member resumes as a solo run or a stack.
 """
 from __future__ import annotations

@@ -71,9 +71,8 @@ class Stacked:
         # (dropout runs eagerly: member generators would need registering with the captured graph)
         self.fused = (device.type == "cuda" and self.rule["name"] in ("adam", "adamw") and cfgs[0].fused and not gens
                       and cfgs[0].optim.grokfast != "ma")  # MA: a host-side count (stacked_filters)
-        tf32 = device.type == "cuda" and dtype == torch.float32 and cfgs[0].tf32
-        self.precision = "tf32" if tf32 else None
-        self.tf32 = tf32 if device.type == "cuda" else None  # fp32_precision: None leaves a CPU alone
+        # TF32 or IEEE float32 in the training step on CUDA (engine/precision.py); None leaves a CPU alone
+        self.tf32 = (dtype == torch.float32 and cfgs[0].tf32) if device.type == "cuda" else None
         self.state = {}  # the rule's per-parameter state (rules.STATE), each laid out as theta
         o = cfgs[0].optim  # gradient filters, shared by a stack (population.stack_key): Grokfast-EMA, then ⊥Grad
         self.ema = None  # Grokfast-EMA's average, laid out as theta; None until the first gradient (it starts there)

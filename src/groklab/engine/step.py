@@ -90,11 +90,16 @@ class SoloStep:
             if e.adapt is not None:
                 set_c(e.optimizer, e.adapt.observe(step, xb))
             set_lr(e.optimizer, o.lr * lr_factor(step, o.schedule, o.warmup, self.decay_end, o.final_frac))
-        with fp32_precision(self.tf32):
-            with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):  # backward outside, as torch asks
-                loss = e.loss_fn(e.model(xb), yb)
+        if self.tf32 is None and not self.amp:  # a CPU step in float32: no context to enter (each costs microseconds)
+            loss = e.loss_fn(e.model(xb), yb)
             e.optimizer.zero_grad(set_to_none=True)
             loss.backward()
+        else:
+            with fp32_precision(self.tf32):  # forward and backward; autocast around the forward only, as torch asks
+                with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
+                    loss = e.loss_fn(e.model(xb), yb)
+                e.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
         if e.grad_filter is not None:
             e.grad_filter()  # Grokfast: amplify the slow gradient component
         if o.ortho_grad:

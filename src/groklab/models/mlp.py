@@ -49,11 +49,12 @@ class MLP(nn.Module):
         (training with dropout): h -> h with each member's own mask, applied where forward applies self.drop.
         """
         h = (stacked_embed(P["E.weight"], x).flatten(2) if self.E is not None else x).transpose(1, 2)
-        layers = ["W"] + [f"hidden.{k}" for k in self.order]
-        for i, layer in enumerate(layers):
-            h = h if i == 0 or drop is None else drop(h)
+        for i, layer in enumerate(["W"] + [f"hidden.{k}" for k in self.order]):
+            if i and drop is not None:  # where forward applies self.drop: before each hidden layer and U
+                h = drop(h)
             h = self.act(torch.baddbmm(P[f"{layer}.bias"].unsqueeze(-1), P[f"{layer}.weight"], h))
-        h = h if drop is None else drop(h)
+        if drop is not None:
+            h = drop(h)
         return torch.baddbmm(P["U.bias"].unsqueeze(-1), P["U.weight"], h)
 
     def blocks(self) -> dict[str, list[nn.Parameter]]:
