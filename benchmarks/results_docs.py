@@ -22,7 +22,8 @@ around it is not:
     python benchmarks/results_docs.py --check docs/results.md   # exit 1 naming each block that drifted
     python benchmarks/results_docs.py --write README.md          # the README's tutorial numbers
     python benchmarks/results_docs.py --write results/PLAN.md   # the GPU queue's slices
-tests/test_results.py runs the check on all three, so a number typed by hand into a verdict table fails the suite.
+tests/test_results.py runs the check on all three, so a number typed by hand into a verdict table fails the suite,
+and so does prose that states a verdict for a claim id ("**holds** `id`", "`id` does not hold") that no archive gives.
 """
 from __future__ import annotations
 
@@ -140,6 +141,38 @@ def assumptions(archive: str) -> str:
     return "\n".join(rows)
 
 
+GENERATED = re.compile(r"<!-- (verdicts|assumptions|include|plan|study|cite|headline) [^>]*-->.*?<!-- /\1 -->", re.S)
+# a verdict stated in prose beside a claim id: "**holds** `id`" or "`id` ... does not hold" within a clause
+# ("X -> Y" and "X → Y" record a verdict that moved: history, not a statement about today)
+SAID = re.compile(r"\*\*(holds|does not hold)\*\*:?\s*`([^`]+)`"
+                  r"|`([A-Za-z0-9_.^+*\[\]=-]+)`[^`.;]{0,30}?\b(does not hold|holds)\b(?!\**\s*(?:->|→))")
+
+
+def archived_verdicts() -> dict[str, set[str]]:
+    """claim id -> every verdict it has in an archive of results/ (its words, as a verdict table shows them)."""
+    import json
+
+    from groklab.report import verdict
+
+    out: dict[str, set[str]] = {}
+    for f in sorted((ROOT / "results").glob("*/*/claims.json")):
+        for c in json.loads(f.read_text())["claims"]:
+            out.setdefault(c["id"], set()).add(verdict(c))
+    return out
+
+
+def prose_contradictions(text: str) -> list[str]:
+    """Verdicts that the prose (outside generated blocks) states for a claim id and no archive gives it: prose
+    may explain a verdict, never keep one the archive has moved away from."""
+    known, out = archived_verdicts(), []
+    for m in SAID.finditer(GENERATED.sub("", text)):
+        said, cid = (m[1], m[2]) if m[1] else (m[4], m[3])
+        # a verdict that depends on an unstated setting holds under one value and not the other: either is said
+        if cid in known and not any(v.split(" (")[0] == said or v.startswith("depends") for v in known[cid]):
+            out.append(f"`{cid}` {said}: the archives say {' / '.join(sorted(known[cid]))}")
+    return out
+
+
 def fill(text: str) -> str:
     from groklab.report import claims_markdown
 
@@ -179,7 +212,10 @@ def main() -> int:
     drift += [m[2] for m, n in zip(INCLUDE.finditer(text), INCLUDE.finditer(new)) if m[0] != n[0]]
     for d in drift:
         print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
-    return 1 if drift else 0
+    said = prose_contradictions(text)
+    for d in said:
+        print(f"results_docs: {path}: the prose says {d}", file=sys.stderr)
+    return 1 if drift or said else 0
 
 
 if __name__ == "__main__":

@@ -67,6 +67,18 @@ def test_docs_results_tables_are_generated_from_the_archives():
     assert DOCS["fill"](text) == text, "run: python benchmarks/results_docs.py --write docs/results.md"
 
 
+def test_prose_states_no_verdict_the_archives_do_not_give():
+    """Outside the generated blocks, a verdict said beside a claim id must be one an archive gives it (a verdict
+    that moved is history only as "X -> Y"); a planted stale verdict is caught, in both forms."""
+    contradictions = DOCS["prose_contradictions"]
+    for f in ("docs/results.md", "README.md"):
+        assert contradictions((ROOT / f).read_text()) == [], f
+    [known] = [c for c, v in DOCS["archived_verdicts"]().items() if v == {"holds"} and c == "adam_lr_faster_mul"]
+    assert contradictions(f"- **does not hold** `{known}`: stale.") and contradictions(f"so `{known}` does not hold.")
+    assert contradictions(f"`{known}` does not hold -> holds (a rule)") == []
+    assert contradictions(f"<!-- cite x -->`{known}` does not hold<!-- /cite -->") == []  # generated: checked apart
+
+
 def test_the_gpu_queue_is_what_groklab_plan_says_now():
     """results/PLAN.md's slice tables are `groklab plan`'s for the archives and cost model of this commit: a study
     whose runs changed, a refitted model or a landed slice without regenerating them fails here."""

@@ -97,17 +97,20 @@ def counts(claims: list[dict]) -> dict:
     decided = [c for c in paper if not _depends(c)]
     return {"paper": len(paper), "holds": sum(c["holds"] is True for c in decided),
             "fails": sum(c["holds"] is False for c in decided), "depends": len(paper) - len(decided),
-            "unjudged": sum(c["holds"] is None for c in paper), "measurements": len(claims) - len(paper)}
+            "unjudged": sum(c["holds"] is None for c in paper), "measurements": len(claims) - len(paper),
+            "post_hoc": sum(bool(c.get("post_hoc")) for c in paper)}
 
 
 def headline(claims: list[dict]) -> str:
-    """'N of M paper claims hold, K do not, D depend on an unstated setting, J inconclusive (L measurements
-    beside)': measurements are never counted as claims."""
+    """'N of M paper claims hold, K do not, D depend on an unstated setting, J inconclusive (P by a rule changed
+    after its data; L measurements beside)': measurements are never counted as claims."""
     n = counts(claims)
     text = f"{n['holds']} of {n['paper']} paper claims hold, {n['fails']} do not"
     text += f", {n['depends']} depend on an unstated setting" if n["depends"] else ""
     text += f", {n['unjudged']} inconclusive" if n["unjudged"] else ""
-    return text + (f" ({n['measurements']} measurements beside)" if n["measurements"] else "")
+    beside = [f"{n['post_hoc']} by a rule changed after its data"] if n["post_hoc"] else []
+    beside += [f"{n['measurements']} measurements beside"] if n["measurements"] else []
+    return text + (f" ({'; '.join(beside)})" if beside else "")
 
 
 def _css_of(c: dict) -> str:

@@ -195,6 +195,9 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
     assert slower().holds is True  # 3 vs 3, every Transformer run first: p = 1/20
     t["t_test"]["transformer-a0.5"] = Times([3000, 3500, Censored(4000.0)])
     assert slower().holds is False
+    # at the quick profile each model's scale-down sets the order: not decided there, the order shown beside
+    quick = next(c for c in lstm.claims(t, "quick") if c.id == "lstm_slower_than_transformer")
+    assert quick.holds is None and quick.reason == "precondition" and quick.post_hoc["verdict"] == "does not hold"
     t["t_test"]["lstm-a0.5"] = Times([900, 1000])
     # a Transformer seed never reaches 90%: its share of t_90 spent rising is only bounded below, by
     # (last - onset) / last; below every LSTM share (0.075) it leaves 3 of 9 pairs open: undecided at 3 vs 3
@@ -296,3 +299,22 @@ def test_dropout_is_judged_at_both_trained_rates():
     assert c.to_dict()["verdict"] == "depends on an unstated setting (model.dropout)"
     best["dropout0.5"] = [0.99, 1.0, 0.995, 1.0, 0.998]
     assert claim().holds is True and not claim().depends_on  # trivial at both rates
+
+
+def test_a_claim_the_data_could_not_contradict_is_inconclusive_and_says_so():
+    """Every run at accuracy 1.0 cannot show that width matters; a lag with no run fit is a bound set by the
+    horizon (about -0.93 by construction). Both preconditions came after the quick archive was judged: post hoc,
+    the replaced rule's verdict beside."""
+    from groklab.experiments.investigation import birnn, mlp
+    from groklab.experiments.levels import below, within
+
+    top = {"w256": [1.0] * 5, "w64": [1.0] * 5}
+    c = mlp._below_ceiling(lambda: within("width_matters_little", "", "final test acc", top, "w256", "w64", 0.05,
+                                          floor=0.9))
+    assert c.holds is None and c.reason == "precondition" and c.post_hoc["verdict"] == "holds"
+    top["w64"] = [1.0, 0.97, 1.0, 0.99, 1.0]
+    assert mlp._below_ceiling(lambda: within("w", "", "acc", top, "w256", "w64", 0.05, floor=0.9)).holds is True
+    t = {"t_train": {"a0.3": [None, Censored(6000.0), None]}, "lag": {"a0.3": [-0.93, -0.93, -0.94]}}
+    lagged = birnn._fit_first(lambda: below("no_grokking_gap", "", "lag", t["lag"], ["a0.3"], 0.0), t, ["a0.3"])
+    assert lagged.holds is None and lagged.reason == "precondition" and lagged.post_hoc["verdict"] == "holds"
+    assert "3 of 3 runs never fit" in lagged.note

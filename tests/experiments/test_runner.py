@@ -35,8 +35,9 @@ def test_figure_writes_figures_and_well_formed_claims(tree, fig):
     n_runs = len(PAPERS["embedding"][fig].runs("quick", 1))
     assert len(doc["health"]) == n_runs
     for c in doc["claims"]:
-        assert set(c) == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note", "reason", "verdict",
-                          "kind", "quote", "where", "thresholds"}
+        assert set(c) - {"post_hoc"} == {"id", "text", "statistic", "per_seed", "aggregate", "holds", "note",
+                                         "reason", "verdict", "kind", "quote", "where", "thresholds"}
+        assert set(c.get("post_hoc", {})) in (set(), {"since", "rule", "replaced", "verdict", "why"})
         assert c["verdict"] == {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c['reason']})")
         assert c["holds"] in (True, False, None) and c["text"] and c["statistic"]
         assert c["kind"] in ("paper", "measurement")

@@ -1,4 +1,6 @@
 """Grokking events on synthetic curves: t_train / t_test / gap, and 004's GO-epoch, U-Acc, L-Acc."""
+import numpy as np
+
 from groklab.measures import grok_events
 from groklab.measures.curves import rise_over
 
@@ -76,3 +78,23 @@ def test_plateau_counts_from_the_last_rise_of_either_accuracy():
     assert _plateau_stop(fit, [0.3, 0.305, 0.3, 0.309, 0.3] + [0.3] * 6) == (500, "plateau")
     # off (the default): never
     assert _plateau_stop(fit, [0.3] * 11, window=None) is None
+
+
+def test_still_rising_reads_the_last_quarter_of_the_run():
+    """A curve cut off mid-rise is still rising (censored at the horizon); a plateau, a curve at its ceiling, a
+    noisy flat end and a falling one are not, nor is a run with too few evals to show a trend."""
+    from groklab.measures.curves import still_rising
+
+    steps = np.arange(0, 30001, 500)
+    mid_rise = 0.45 * (1 - np.exp(-steps / 40000))  # 000's no-embedding add at 30,000 steps: +0.02-0.04 late
+    assert still_rising(steps, mid_rise)
+    assert not still_rising(steps, np.minimum(1.0, steps / 10000))  # reached its ceiling long before the end
+    flat = 0.5 + 0.01 * np.random.default_rng(0).standard_normal(len(steps))
+    assert not still_rising(steps, flat)
+    assert not still_rising(steps, 0.9 - steps / 1e6)
+    slow = 0.5 + steps * 1e-7  # rising, but by 0.00075 over the window: not a rise that counts
+    assert not still_rising(steps, slow)
+    assert not still_rising([0, 100, 200], [0.1, 0.2, 0.3])
+    # the window is the last quarter of the steps: a rise that ended before it does not count
+    early = np.minimum(0.6, steps / 20000)
+    assert not still_rising(steps, early)

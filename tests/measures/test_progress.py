@@ -41,9 +41,14 @@ def test_med_correlation_with_test_loss():
     rows = [{"run": "r", "step": i, "train/acc": 1.0 if i >= 1 else 0.5, "progress/MED": 10 - i,
              "test/loss": 5 - 0.3 * i ** 2} for i in range(6)]
     rows.append({"run": "r", "step": 6, "train/acc": 1.0, "test/loss": 1.0})  # a row without MED is skipped
-    rho, r = correlations(pd.DataFrame(rows))["r"]
+    rho, r = correlations(pd.DataFrame(rows), changes=False)["r"]  # the levels (the rule until 2026-11-28)
     assert rho == pytest.approx(1.0) and 0.9 < r < 1.0  # monotone (Spearman 1), not linear (Pearson < 1)
-    assert correlations(pd.DataFrame(rows[:3]))["r"] == (None, None)  # fewer than 3 rows from the fit on
+    assert correlations(pd.DataFrame(rows[:3]), changes=False)["r"] == (None, None)  # < 3 rows from the fit on
+    # the step-to-step changes (the rule since): MED falls by 1 every step, so its changes do not vary -- nothing
+    # to correlate; with MED falling faster where the loss does, the changes correlate perfectly
+    assert correlations(pd.DataFrame(rows))["r"] == (None, None)
+    bent = [dict(x, **{"progress/MED": 10 - 0.1 * x["step"] ** 2}) for x in rows[:6]]
+    assert correlations(pd.DataFrame(bent))["r"] == pytest.approx((1.0, 1.0))
 
 
 def test_norms_and_grads_match_a_manual_backward(setup):

@@ -136,7 +136,7 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         why = alt.note or "its runs meet the precondition"
         return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
                      note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
-                     reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours})
+                     reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours}, post_hoc=alt.post_hoc)
     there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note}
     claim.sensitivity[a.field] = there
     if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):

@@ -31,12 +31,15 @@ class Control:
     """Runs matching `runs` must each reach test accuracy `reach` at some eval; claims `rests` (None: every
     claim of the study but `spare`) presuppose it."""
 
-    runs: str  # glob over run names, e.g. "random/*"
+    runs: str  # glob over run names, e.g. "random/*"; several joined by | (a profile's grid has one of them)
     what: str  # in words, e.g. "the random 30% split"
     reach: float = 0.99
     spare: tuple[str, ...] = ()
     rests: tuple[str, ...] | None = None
     delay: float | None = None  # grokking: t_test / t_train at least this on every run (None: reaching suffices)
+
+    def matches(self, run: str) -> bool:
+        return any(fnmatch.fnmatchcase(run, g) for g in self.runs.split("|"))
 
     def rests_on(self, claim_id: str) -> bool:
         return claim_id not in self.spare and (self.rests is None or claim_id in self.rests)
@@ -62,7 +65,7 @@ def check(control: Control, df: pd.DataFrame) -> dict:
     False when a matching run falls short or no run matches (nothing showed the phenomenon)."""
     best, ratio = {}, {}
     if not df.empty and "test/acc" in df:
-        rows = df[[fnmatch.fnmatchcase(r, control.runs) for r in df["run"]]].dropna(subset=["test/acc"])
+        rows = df[[control.matches(r) for r in df["run"]]].dropna(subset=["test/acc"])
         best = {run: round(float(g["test/acc"].max()), 4) for run, g in rows.groupby("run")}
         if control.delay is not None:
             ratio = {run: _ratio(g, control.reach) for run, g in rows.groupby("run")}

@@ -37,6 +37,8 @@ class Claim:
     # assumption field -> the verdict with its other plausible value (assumptions.py); fields that change it
     sensitivity: dict[str, dict] = field(default_factory=dict)
     depends_on: list[str] = field(default_factory=list)
+    # a rule changed after its data were seen (posthoc.revised): since, rule, replaced, and the verdict under it
+    post_hoc: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.holds is None and self.reason not in REASONS:
@@ -50,8 +52,9 @@ class Claim:
         return self
 
     def to_dict(self) -> dict:
-        """The claim's entry in its study's claims file; `sensitivity` and `depends_on` only when an arm judged it."""
-        d = {k: v for k, v in clean(asdict(self)).items() if v or k not in ("sensitivity", "depends_on")}
+        """The claim's entry in its study's claims file; `sensitivity` and `depends_on` only when an arm judged it,
+        `post_hoc` only for a rule changed after its data."""
+        d = {k: v for k, v in clean(asdict(self)).items() if v or k not in ("sensitivity", "depends_on", "post_hoc")}
         return {**d, "verdict": verdict_words(self.holds, self.reason, self.depends_on)}
 
 

@@ -10,7 +10,7 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from groklab.measures.curves import grok_events
+from groklab.measures.curves import grok_events, still_rising
 
 INF = math.inf
 ALPHA = 0.05  # the error rate of one look at a study's runs
@@ -43,7 +43,9 @@ def _level(level: Optional[float]) -> float:
 
 
 def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99, rise: float = 0.1) -> pd.DataFrame:
-    """One row per run: config columns, status, last step, t_train, t_test, final and best accuracies.
+    """One row per run: config columns, status, last step, t_train, t_test, final and best accuracies, and
+    `rising_test`: whether test accuracy was still rising where the run ended (measures.curves.still_rising: a
+    run below a level it was to reach by the horizon is then censored there, not failed).
 
     One sort of the evaluated rows by (run, step) and a slice per run: the per-run groupby, dropna and sort it
     replaces were most of judging a study of 400 runs."""
@@ -62,7 +64,8 @@ def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99,
     for a, b, row in zip(np.r_[0, ends[:-1]], ends, last):
         row.update(grok_events(steps[a:b], train[a:b], test[a:b], train_thr, test_thr, rise))
         row.update({"last_step": int(steps[b - 1]), "final_train": float(train[b - 1]),
-                    "final_test": float(test[b - 1]), "max_test": float(test[a:b].max())})
+                    "final_test": float(test[b - 1]), "max_test": float(test[a:b].max()),
+                    "rising_test": still_rising(steps[a:b], test[a:b])})
         rows.append(row)
     return pd.DataFrame(rows)
 

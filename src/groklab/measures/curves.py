@@ -152,3 +152,28 @@ def rise_over(steps: Sequence[int], train_acc: Sequence[float], test_acc: Sequen
     up = next((i for i in range(fit, len(test_acc)) if test_acc[i] >= base + rise), None)
     return {"t_fit": int(steps[fit]), "at_fit": float(test_acc[fit]), "base": base,
             "t_rise": None if up is None else int(steps[up]), "best": float(max(test_acc[fit if up is None else up:]))}
+
+
+RISING_WINDOW = 0.25  # the last quarter of a run's steps: long enough to see a trend, late enough to be the end
+RISING_MIN = 0.01  # the least fitted rise over that window that counts (a point of accuracy)
+
+
+def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RISING_WINDOW,
+                 min_rise: float = RISING_MIN, level: float = 0.95) -> bool:
+    """Whether a curve is still rising where the run ended: over its evals in the last `window` of its steps,
+    the Theil-Sen slope's `level` interval (scipy) lies above 0 and the fitted rise across the window is at
+    least `min_rise`. A run that ends below a level it was asked to reach while still rising is censored there
+    -- the horizon cut it off -- not a run that failed to reach it. Fewer than 4 evals in the window: False
+    (no trend can be shown). The same rule for every claim of the form "reaches X by the horizon"."""
+    from scipy.stats import theilslopes
+
+    if len(steps) < 2:
+        return False
+    end = float(steps[-1])
+    start = end - window * (end - float(steps[0]))
+    pts = [(float(s), float(a)) for s, a in zip(steps, acc) if float(s) >= start]
+    if len(pts) < 4 or pts[-1][0] <= pts[0][0]:
+        return False
+    x, y = zip(*pts)
+    slope, _, lo, _ = theilslopes(y, x, alpha=level)
+    return bool(lo > 0 and slope * (x[-1] - x[0]) >= min_rise)

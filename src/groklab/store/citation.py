@@ -4,7 +4,8 @@
     p = 5e-05, n = 30/30, median adam_lr = 1000 [850, 1100], median adam = 1300 [1250, 1400]
 
 verdict | paper and place | the claim | its statistics per cell, each number to 3 significant digits, medians
-with their interval, n per arm. A measurement (a check of our own) says so after the verdict.
+with their interval, n per arm. A measurement (a check of our own) says so after the verdict, and so does a rule
+changed after its data were seen, with the verdict the rule it replaced gives.
 """
 from __future__ import annotations
 
@@ -63,10 +64,19 @@ def statistics(aggregate: dict) -> str:
     return "; ".join(parts)
 
 
+def post_hoc_mark(claim: dict) -> str:
+    """' (post hoc since DATE; under the replaced rule: VERDICT)' for a rule changed after its data, else ''."""
+    ph = claim.get("post_hoc") or {}
+    if not isinstance(ph, dict) or not ph:
+        return ""
+    return f" (post hoc since {ph.get('since', '?')}; under the replaced rule: {ph.get('verdict', '?')})"
+
+
 def line(claim: dict, source: str | None = None) -> str:
     """verdict | source and place | claim | statistics (a measurement marked after its verdict)."""
     verdict = verdict_words(claim.get("holds"), claim.get("reason") or "", claim.get("depends_on") or ())
     if claim.get("kind") == "measurement":
         verdict += " (measurement)"
+    verdict += post_hoc_mark(claim)
     where = " ".join(x for x in (source, claim.get("where")) if x) or "-"
     return " | ".join([verdict, where, str(claim.get("text", "")).strip(), statistics(claim.get("aggregate"))])

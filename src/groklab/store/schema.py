@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator
 
 from groklab.store.names import name_problem
 
@@ -115,6 +115,7 @@ class ClaimDoc(Open):
     where: Optional[str] = None
     depends_on: list[str] = []
     sensitivity: dict[str, Sensitivity] = {}
+    post_hoc: dict[str, StrictStr] = {}  # a rule changed after its data: since, rule, replaced, verdict (why)
 
 
 class Assumption(Open):

@@ -18,8 +18,10 @@ Differences from the paper and its released code:
   shared settings (profile.py).
 - Horizon: not stated; base.py 30,000 epochs; ours 30,000 steps (paper), up to 15,000 (quick:
   profile.QUICK_HORIZON).
-- Statistic: Fig. 4 is a figure only; ours U-Acc (highest test accuracy from GO on, after the fit without GO): mean
-  < 0.99 at every frac; (1 - frac) U-Acc: Spearman rho over frac whose bootstrap 95% CI does not lie above 0.
+- Statistic: Fig. 4 is a figure only; ours U-Acc (highest test accuracy from GO on, after the fit without GO)
+  < 0.99 on every run at every frac (until 2026-11-28: the mean's CI below 0.99, post hoc); (1 - frac) U-Acc:
+  Spearman rho over frac whose bootstrap 95% CI does not lie above 0, judged only where the statistic could rise
+  (some larger frac's cap 1 - frac above the smallest frac's mean; since 2026-11-28, post hoc).
 - Seeds: base.py: one run, split random.seed(11), torch init unseeded; ours seeds 0..n-1 (quick 5, paper 3) for
   both init and split.
 """
@@ -29,7 +31,8 @@ from pathlib import Path
 
 from groklab.experiments.beyond.ceiling import N_COVER, ceilings
 from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base_overrides
-from groklab.experiments.levels import below, no_trend
+from groklab.experiments.levels import below, every_seed, no_trend
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import per_variant
@@ -82,13 +85,40 @@ def _plot(fracs: dict, ceil: dict, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
+# Rules changed after this study's runs were judged (a second read of the verdicts, 2026-11-28)
+RUN_BY_RUN = Revision("2026-11-28", "every run's U-Acc below 0.99 (a run that reaches it contradicts 'cannot reach 1')",
+                      "the 95% CI of the mean U-Acc below 0.99 at every frac",
+                      "a mean cannot show that no run reaches 1: at frac 0.9, 2 of 5 quick runs reached U-Acc 1.0")
+CAN_RISE = Revision("2026-11-28", "inconclusive (precondition) where (1 - frac) U-Acc cannot rise by construction",
+                    "judged at every frac range", "(1 - frac) U-Acc is capped at 1 - frac: at the quick profile's "
+                    "larger fracs the cap lies below the smallest frac's value, so no rise could be seen")
+
+
 def claims(fracs: dict, ceil: dict) -> list[Claim]:
     cells = {f"frac={x:g}": v for x, v in sorted(fracs.items())}
-    c1 = below("u_below_one_at_every_frac", "Even with random splits, U-Acc cannot reach 1.", "U-Acc", cells,
-               list(cells), REACH)
+    c1 = every_seed("u_below_one_at_every_frac", "Even with random splits, U-Acc cannot reach 1.",
+                    "U-Acc (highest test accuracy from GO on)", cells,
+                    lambda u: None if u is None else u < REACH, f"U-Acc < {REACH}",
+                    {c: mean_ci(v)["mean"] for c, v in cells.items()})
+    old1 = below("u_below_one_at_every_frac", "Even with random splits, U-Acc cannot reach 1.", "U-Acc", cells,
+                 list(cells), REACH)
+    c1 = revised(c1, old1, RUN_BY_RUN)
     beyond = {f"frac={x:g}": [(1 - x) * u for u in v if u is not None] for x, v in sorted(fracs.items())}
-    c2 = no_trend("more_data_does_not_generalize_more", "More training data does not improve generalization.",
-                  "(1 - frac) * U-Acc (the share of the table right beyond the training set)", beyond,
-                  {f"frac={x:g}": x for x in sorted(fracs)}, +1)
-    c2.aggregate["ceiling"] = {f"frac={x:g}": sum(c) / len(c) for x, c in sorted(ceil.items())}
-    return [c1, c2]
+    xs = {f"frac={x:g}": x for x in sorted(fracs)}
+
+    def judge() -> Claim:
+        c = no_trend("more_data_does_not_generalize_more", "More training data does not improve generalization.",
+                     "(1 - frac) * U-Acc (the share of the table right beyond the training set); judged only where "
+                     "it could rise: some larger frac's cap 1 - frac above the smallest frac's mean", beyond, xs, +1)
+        c.aggregate["ceiling"] = {f"frac={x:g}": sum(c) / len(c) for x, c in sorted(ceil.items())}
+        return c
+
+    c2, old2 = judge(), judge()
+    first = mean_ci(beyond[min(xs, key=xs.get)])["mean"] if beyond else None
+    caps = {k: round(1 - x, 4) for k, x in xs.items() if x > min(xs.values())}
+    c2.aggregate["cap 1 - frac"] = caps
+    if first is not None and caps and max(caps.values()) <= first and c2.reason != "precondition":
+        c2.inconclusive("precondition", f"(1 - frac) U-Acc cannot rise here: at every larger frac its cap 1 - frac "
+                                        f"(at most {max(caps.values()):g}) is at or below the smallest frac's mean "
+                                        f"{first:.3g}, so the data could not contradict the claim")
+    return [c1, revised(c2, old2, CAN_RISE)]

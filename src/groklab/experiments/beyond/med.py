@@ -16,11 +16,14 @@ Differences from the paper and its released code:
 - p, sizes, lr, wd, optimizer: the shared settings (profile.py). Horizon: not stated; the release 30,000 epochs;
   ours 30,000 steps (paper), up to 15,000 (quick:
   profile.QUICK_HORIZON).
-- Window: the correlation is read from the fit to the run's end; beside it, to 1,000 steps after test accuracy
-  reaches 0.99 (our two readings; each claim says whether its verdict depends on the window).
+- Window: the correlation is read from the fit to the run's end (until 2026-11-28 also, as an arm, to 1,000 steps
+  after test accuracy reaches 0.99: our analysis choice, not a setting 004 leaves open, so no longer an arm).
 - Statistic: the paper shows curves, which the release plots smoothed (remove_outliers: a +-500-epoch running mean
   from epoch 1,000, then a Gaussian of sigma 10); ours Spearman rho of raw MED and test loss over the evals from
-  the fit (train acc >= 0.99) on, per seed: median >= 0.5 and every rho > 0 (our reading of "closely matches").
+  the fit (train acc >= 0.99) on, per seed: median >= 0.5 and every rho > 0 (our reading of "closely matches"),
+  until 2026-11-28; since then the Pearson r of the step-to-step changes between consecutive evals (Remark 4.3:
+  "nearly identical changes"; post hoc, the levels' verdict shown beside, the changes' Spearman rho and the levels'
+  rho in per_seed as measurements).
 - Seeds: the release one run (split random.seed(11) in base.py, init unseeded); ours seeds 0..n-1 (quick 5,
   paper 3) for init and split.
 """
@@ -33,6 +36,7 @@ from groklab.experiments.assumptions import Assumption, combine
 from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base_overrides
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import variant_of
@@ -50,13 +54,19 @@ QUICK_OPS = ("add", "a^2+a*b+b^2", "a^3+a*b")  # the quick profile's CPU budget:
 # theirs (an earlier reading made it one: their claims were inconclusive on every seed, 2026-11-28). A run that
 # never fits its training set leaves its claim undecided (no window).
 CONTROLS = [Control("op0/*", "add", 0.99, rests=("med_tracks_test_loss_add",), delay=DELAY)]
-# the window the correlation is read over is ours (004 shows whole curves): to the run's end, and beside it up to
-# 1,000 steps after grokking; the claims say whether the verdict depends on it (assumptions.combine)
+# the window the correlation was read over until 2026-11-28 beside the run's end (the replaced rule's arm): up to
+# 1,000 steps after grokking
 AFTER_GROK = 1000
 WINDOW = Assumption("window", "correlation window", "from the fit to the run's end",
                     "004 shows whole curves; runs stop 4,000 steps after their last rise (quick)",
                     other=f"from the fit to {AFTER_GROK:,} steps after test accuracy reaches 0.99", profiles=())
 RHO = 0.5  # "moves with": Spearman rho between MED and test loss after the fit at least this, median over seeds
+CHANGES = Revision("2026-11-28", "the Pearson correlation of the step-to-step changes of MED and test loss, to the "
+                   "run's end", "the Spearman correlation of their levels, to the run's end and (our arm) to 1,000 "
+                   "steps after grokking", "Remark 4.3 speaks of 'nearly identical changes', and the window is our "
+                   "analysis choice, not a setting 004 leaves open (a second read of the verdicts, 2026-11-28); "
+                   "Pearson, not ranks: a curve's changes that match are its moves, and ranks weigh the eval-to-eval "
+                   "noise on its plateaus like them (Spearman of the changes shown beside)")
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -66,19 +76,24 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
 
 
-def correlations(df, after_grok: float | None = None) -> dict:
-    """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on: to the
-    run's end, or with `after_grok`, to that many steps after test accuracy first reaches 0.99 (a run that never
-    does: to its end)."""
+def correlations(df, after_grok: float | None = None, changes: bool = True) -> dict:
+    """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on: of their
+    step-to-step changes between consecutive evals (Remark 4.3's "nearly identical changes"), or with `changes`
+    False of their levels (the rule until 2026-11-28); to the run's end, or with `after_grok`, to that many steps
+    after test accuracy first reaches 0.99 (a run that never does: to its end)."""
     from scipy.stats import pearsonr, spearmanr
 
     out = {}
     for run, g in df.dropna(subset=["progress/MED", "test/loss"]).groupby("run"):
+        g = g.sort_values("step")
         fit = g[g["train/acc"] >= 0.99]["step"].min()
         w = g[g["step"] >= fit] if fit == fit else g.iloc[0:0]
         grok = g[g["test/acc"] >= 0.99]["step"].min() if "test/acc" in g else float("nan")
         if after_grok is not None and grok == grok:
             w = w[w["step"] <= grok + after_grok]
+        w = w[["progress/MED", "test/loss"]]
+        if changes:
+            w = w.diff().dropna()
         if len(w) >= 3 and w["progress/MED"].std() > 0 and w["test/loss"].std() > 0:
             out[run] = (float(spearmanr(w["progress/MED"], w["test/loss"]).statistic),
                         float(pearsonr(w["progress/MED"], w["test/loss"]).statistic))
@@ -90,9 +105,12 @@ def correlations(df, after_grok: float | None = None) -> dict:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     if df.empty or "progress/MED" not in df:
         return [], claims({})
-    judged = claims(correlations(df))
-    alt = {c.id: c for c in claims(correlations(df, after_grok=AFTER_GROK))}
-    return _plot(df, out / "med"), [combine(c, alt.get(c.id), WINDOW) for c in judged]
+    levels = correlations(df, changes=False)
+    judged = claims(correlations(df), levels)
+    # the replaced rule: levels, read to the run's end and (an arm of ours) to 1,000 steps after grokking
+    alt = {c.id: c for c in claims(correlations(df, after_grok=AFTER_GROK, changes=False))}
+    was = {c.id: combine(c, alt.get(c.id), WINDOW) for c in claims(levels)}
+    return _plot(df, out / "med"), [revised(c, was.get(c.id), CHANGES) for c in judged]
 
 
 def _present(runs) -> list[int]:
@@ -124,20 +142,40 @@ def _plot(df, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
-def claims(corr: dict) -> list[Claim]:
+def claims(corr: dict, levels: dict | None = None) -> list[Claim]:
+    """Per operation, every seed's correlation > 0 and their median >= RHO: with `levels` (run -> the levels'
+    correlations, shown beside as a measurement) `corr` holds the changes' and the Pearson r decides (the rule since
+    2026-11-28); without, `corr` holds the levels' and Spearman rho decides (the rule it replaced)."""
     out = []
+    changes = levels is not None
+    what = ("Pearson r between the step-to-step changes (consecutive evals) of MED and of test loss" if changes else
+            "Spearman rho between MED and test loss")
     for j in _present(corr):
         op = OPS[j]
-        rho = [corr[r][0] for r in sorted(corr) if variant_of(r) == f"op{j}"]
-        r = [corr[x][1] for x in sorted(corr) if variant_of(x) == f"op{j}"]
-        ok = [x for x in rho if x is not None]
+        runs = [r for r in sorted(corr) if variant_of(r) == f"op{j}"]
+        rho, r = [corr[x][0] for x in runs], [corr[x][1] for x in runs]
+        decide = r if changes else rho
+        ok = [x for x in decide if x is not None]
         med = statistics.median(ok) if ok else None
+        shown = {"pearson": r, "spearman": rho}
+        if changes:
+            shown["spearman of the levels"] = [levels.get(x, (None, None))[0] for x in runs]
+        word = "r" if changes else "rho"
+        agg = {f"median {word}": med}
+        if changes:
+            ranks = [x for x in rho if x is not None]
+            agg["median spearman (changes)"] = statistics.median(ranks) if ranks else None
+        else:
+            agg["mean r"] = mean_ci(r)["mean"]
         c = every_seed(f"med_tracks_test_loss_{op}", f"MED moves with the test loss ({op}).",
-                       "Spearman rho between MED and test loss over the eval rows from the training set's fit on",
-                       {f"op{j}": rho}, lambda x: None if x is None else x > 0,
-                       f"rho > 0, and the median rho >= {RHO}", {"median rho": med, "mean r": mean_ci(r)["mean"]},
-                       shown={"spearman": rho, "pearson": r})
+                       f"{what} over the eval rows from the training set's fit to the run's end",
+                       {f"op{j}": decide}, lambda x: None if x is None else x > 0,
+                       f"{word} > 0, and the median {word} >= {RHO}", agg, shown=shown)
         if c.holds is True and med < RHO:  # every seed moves with it, but weakly: not "moves with"
-            c.holds, c.note = False, f"median rho {med:.2f} < {RHO}"
+            c.holds, c.note = False, f"median {word} {med:.2f} < {RHO}"
+        if changes and agg["median spearman (changes)"] is not None and agg["median spearman (changes)"] <= 0:
+            c.note = "; ".join(filter(None, [c.note, f"the ranks of the changes correlate at median "
+                                             f"{agg['median spearman (changes)']:.2f}: the eval-to-eval wiggles move "
+                                             "oppositely, the larger moves together (Pearson)"]))
         out.append(c)
     return out

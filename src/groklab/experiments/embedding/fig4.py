@@ -16,6 +16,8 @@ from groklab.experiments.claims import (
     time_claim,
 )
 from groklab.experiments.embedding.profile import RARE, SKEW, WD_MODE, base_overrides, needs_rare, rare_rows
+from groklab.experiments.levels import all_of, every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table, select
 from groklab.plots.curves import acc_grid
@@ -84,12 +86,34 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
                f"{large} alone the rule {alone}" + (f" ({c2.note})" if c2.note else ""))
         c2.note = ""
         c2.inconclusive("precondition", why)
-    # 3. skewed fits the training set, yet ends below random in test accuracy, at every batch and dataset
+    # 3. skewed fits the training set, yet fails to generalize: it ends below random in test accuracy with a gap of
+    # at least GAP below its own training accuracy, at every batch and dataset (post hoc since 2026-11-28)
+    return [c1, c2, revised(_skewed(t, rare, gap=True), _skewed(t, rare, gap=False), PLATEAU)]
+
+
+GAP = 0.1  # "fails to generalize": its final test accuracy at least this below its final training accuracy (ours)
+PLATEAU = Revision("2026-11-28", f"also a final train - test gap >= {GAP} on every skewed run ('fails to "
+                   "generalize')", "final test accuracy below random's",
+                   "ending below random is not failing to generalize: the paper-profile skewed mul runs end at test "
+                   "0.984-0.997 (a second read of the verdicts, 2026-11-28)")
+
+
+def _skewed(t, rare: dict[str, int], gap: bool) -> Claim:
+    """"Skewed fits but fails to generalize": below random in final test accuracy, and with `gap` a final train -
+    test gap of at least GAP on every skewed run; every skewed run must fit; presumes rare tokens."""
     cells = {f"{task}/b{B}": (_levels(t, task, B, "skewed"), _levels(t, task, B, "random"))
              for task in TASKS for B in BATCHES}
-    c3 = level_claim("skewed_fits_but_generalizes_worse",
+    c3 = level_claim("below random" if gap else "skewed_fits_but_generalizes_worse",
                      "Skewed sampling fits the training data but generalizes worse than random sampling.",
                      cells, ("skewed", "random"), "final test accuracy")
+    if gap:
+        gaps = {f"{task}/b{B}": _levels(t, task, B, "skewed", "final_train", minus="final_test")
+                for task in TASKS for B in BATCHES}
+        fails = every_seed("plateau gap", "", "final train accuracy - final test accuracy of a skewed run", gaps,
+                           lambda g: g >= GAP, f"it is >= {GAP}")
+        c3 = all_of("skewed_fits_but_generalizes_worse", "Skewed sampling fits the training data but fails to "
+                    f"generalize: it ends below random sampling, at least {GAP} below its own training accuracy.",
+                    {"below random": c3, "plateau gap": fails})
     unfit = {f"{task}/b{B}": shown(_t(t, task, B, "skewed", "t_train")) for task in TASKS for B in BATCHES}
     c3.per_seed.update({f"{k} skewed t_train": v for k, v in unfit.items()})
     if any(None in v for v in unfit.values()) and c3.holds is not False:  # "fitting the training data well"
@@ -97,7 +121,7 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
         c3.note = "a skewed run never reaches train acc 0.99"
     c3.statistic = ("presumes a skew that makes tokens rare: every skewed run's split leaves some token in <= "
                     f"{RARE} training rows; every skewed seed reaches train acc >= 0.99 (t_train), and " + c3.statistic)
-    return [c1, c2, needs_rare(c3, rare)]
+    return needs_rare(c3, rare)
 
 
 def _log_gap(t, task, B) -> Optional[float]:
@@ -110,6 +134,9 @@ def _both(t, task, B) -> list:
     return [_t(t, task, B, "uniform"), _t(t, task, B, "random")]
 
 
-def _levels(t, task, B, split) -> list[float]:
+def _levels(t, task, B, split, col: str = "final_test", minus: str | None = None) -> list[float]:
+    """`col` per seed of one cell (minus `minus`, when given)."""
     sub = select(t, task__name=task, batch_size=B, split__name=split) if len(t) else t
-    return [float(x) for x in sub["final_test"]] if len(sub) else []
+    if not len(sub):
+        return []
+    return [float(x) - (float(y) if minus else 0.0) for x, y in zip(sub[col], sub[minus or col])]

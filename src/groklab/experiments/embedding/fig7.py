@@ -6,6 +6,7 @@ from pathlib import Path
 
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.levels import below, contrast
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import boot_mean, median_censored
 from groklab.plots.style import STYLE, plt, save
@@ -79,6 +80,12 @@ def _log10(values: list) -> list[float]:
     return [math.log10(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
 
 
+FLATTER = Revision("2026-11-28", "E flatter than W beyond noise: the CI of the geometric mean of lambda_E / lambda_W "
+                   "below 1", "the CI below 0.1 (an order of magnitude, now the measurement beside it)",
+                   "'significantly smaller' says nothing of a factor (Verdicts II, commit e7337a5, with both archives "
+                   "judged)")
+
+
 def claims(per: dict) -> list[Claim]:
     """Ratios are judged on a log scale with a 95% bootstrap CI over seeds, so a verdict never turns on one
     seed's 0.111 against 0.1: "significantly smaller" needs the whole CI of the geometric mean below 1 (E flatter
@@ -99,6 +106,7 @@ def claims(per: dict) -> list[Claim]:
                   {"geo_mean": geo["mean"], "lo": geo["lo"], "hi": geo["hi"], "threshold": bound})
         c.per_seed = {"adam": adam}
         out.append(c)
+    out[0] = revised(out[0], out[1], FLATTER)  # the order of magnitude was this claim's rule until the change
     for name in ("adam_lr", "adam_lr_adaptive"):
         lr = per.get(name, [])
         c = contrast(f"{name}_closer", f"With {name}, lambda_max of E and W are closer than with Adam.",

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from groklab.experiments.claims import Times, says
+from groklab.experiments.spec import Claim
 from groklab.experiments.variants import by_variant, curves, events, variant_of
 from groklab.survival import Censored, km_median
 
@@ -91,3 +92,22 @@ def lag(t: dict, cells: list[str]) -> dict[str, list]:
             return None if o is None or isinstance(o, Censored) else float(o) / max(float(f), 1.0) - 1.0
         return bounded_ratio(o, f, offset=float(f))
     return {c: [one(o, f) for o, f in zip(t["onset"].get(c, []), t["t_train"].get(c, []))] for c in cells}
+
+
+def needs_fit(claim: Claim, t: dict, cells: list[str]) -> None:
+    """Inconclusive (precondition) where more than half of a compared cell's runs never fit the training set
+    (t_train never reached: their gap is undefined, so what is left is not the cell's runs but its few that fit)."""
+    unfit = {}
+    for cell in cells:
+        fits = list(t.get("t_train", {}).get(cell, []))
+        n = sum(x is None or isinstance(x, Censored) for x in fits)
+        if fits and n > len(fits) / 2:
+            unfit[cell] = f"{n} of {len(fits)}"
+    if not unfit or claim.reason == "precondition":
+        return
+    was = says((claim.holds, claim.reason))
+    why = ("; ".join(f"{k}: {v} runs never fit the training set" for k, v in unfit.items())
+           + f"; on the runs that did, the rule {was}" + (f" ({claim.note})" if claim.note else ""))
+    claim.aggregate["runs that never fit"] = unfit
+    claim.note = ""
+    claim.inconclusive("precondition", why)

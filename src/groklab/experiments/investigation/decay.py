@@ -11,6 +11,9 @@ Differences from the paper and its released code:
   normal, ours torch's default.
 - AdamW grid (paper profile): lr {1e-4, 5e-4, 1e-3, 5e-3} x lambda {0.1, 0.2, 0.5, 1}, t3_MLP.py's last loop (its
   logs are not released); quick lr {2e-3, 5e-3} x lambda {0.1, 0.3, 1} (CPU budget).
+- Control: the claim is about the MLP that groks, so AdamW at wd 1 and the lr where it groks (quick 2e-3; paper
+  5e-4, the release's base cell) must reach 0.99 at least 3x its fit; until 2026-11-28 the quick profile ran
+  2,500 steps, where AdamW reached 0.99 in 2 of 6 cells and only 1.6-2.4x after its fit (no control).
 - Fig 7's caption describes an AdamW grid over lr and batch size at weight decay 1 (and "batch size fixed as 256"):
   no lambda axis; the text gives neither grid's values.
 - Adam grid: the release's (Fig 8; t3_MLP/decay_logs, t3_plots_grid_search.py) is lr {1e-4, 5e-4, 1e-3, 5e-3} x
@@ -20,7 +23,7 @@ Differences from the paper and its released code:
 - At the release's base cell (lr 5e-4, AdamW lambda 1: test 0.96 at step 36,743), matched Adam d = 5e-4 never
   generalizes in 70,000 steps (max test 0.016) while d = 1e-3 does (step 51,968): a cell against the relation.
 - Horizon: the captions say 1e4 epochs ~ 1.4e5 steps; t3_MLP.py's 1e4 epochs of 7 batches are 70,000 steps; ours
-  70,000 (paper profile, eval every 500), 2,500 (quick, every 50).
+  70,000 (paper profile, eval every 500), 12,000 (quick, every 50; 2,500 until 2026-11-28).
 - Statistics: 002 states the relation as an intuition and reports no grid result in words; the MAD of final test
   accuracy and its bootstrap contrast are ours (the release records curves and the best test accuracy).
 - Accuracy: the release divides by batches x batch size (ceiling 0.9715 here); ours by rows.
@@ -33,8 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import median_time, table
-from groklab.experiments.investigation.profile import CODE_STEPS, budget, code_mlp
+from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import contrast
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.heat import heat
@@ -44,6 +48,9 @@ NAME = "decay"
 TITLE = "Coupled (Adam) vs decoupled (AdamW) weight decay: lr x wd grids"
 PAPER = "Intuitively, the Adam decay should be set as learning rate x AdamW decay."
 GRID = {"quick": ((2e-3, 5e-3), (0.1, 0.3, 1.0)), "paper": ((1e-4, 5e-4, 1e-3, 5e-3), (0.1, 0.2, 0.5, 1.0))}
+# the grokking setting of each profile's grid (quick: the optimizers study's lr; paper: the release's base cell)
+CONTROLS = [Control("adamw-lr0.002-wd1/*|adamw-lr0.0005-wd1/*", "AdamW at wd 1 and the lr where it groks", 0.99,
+                    delay=DELAY)]
 KINDS = {"adamw": "AdamW, lambda", "matched": "Adam, lr x lambda", "naive": "Adam, lambda"}  # what each map runs
 
 
@@ -63,7 +70,7 @@ def cells(profile: str) -> dict[str, list[str]]:
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    return grid_runs(cells(profile), code_mlp(profile) + budget(profile, 2500, 50, CODE_STEPS), seeds)
+    return grid_runs(cells(profile), code_mlp(profile) + budget(profile, GROKS_QUICK_STEPS, 50, CODE_STEPS), seeds)
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:

@@ -31,6 +31,7 @@ from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import draw, end_state, table
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.levels import trend, within
+from groklab.experiments.posthoc import CEILING, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 
 NAME = "mlp"
@@ -78,6 +79,20 @@ def claims(t: dict, profile: str) -> list[Claim]:
         trend("depth_slows", "More layers slow grokking down.", "t_test", t["t_test"], by_d, 1),
         trend("depth_destabilises", "More layers make training less stable.",
               "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1),
-        within("width_matters_little", "Width has minimal effect on what the MLP reaches.", "final test accuracy",
-               t["final_test"], f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}", 0.05, floor=0.9),
+        _below_ceiling(lambda: within("width_matters_little", "Width has minimal effect on what the MLP reaches.",
+                                      "final test accuracy; judged where some compared run ends below the ceiling "
+                                      "1.0", t["final_test"], f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}",
+                                      0.05, floor=0.9)),
     ]
+
+
+def _below_ceiling(judge) -> Claim:
+    """A "makes little difference" level claim, inconclusive (precondition) where every compared run ends at the
+    ceiling 1.0 -- there the data could not show a difference (post hoc since 2026-11-28)."""
+    c, old = judge(), judge()
+    values = [x for v in c.per_seed.values() for x in v if x is not None]
+    if values and min(values) >= 1.0 - 1e-9 and c.reason != "precondition":
+        c.note = ""
+        c.inconclusive("precondition", f"every compared run ends at test accuracy 1.0 ({len(values)} runs): a level "
+                                       "at its ceiling cannot show an effect (read the times to get there instead)")
+    return revised(c, old, CEILING)

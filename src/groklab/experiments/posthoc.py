@@ -1,0 +1,65 @@
+"""Rules changed after their data were seen: the verdict under today's rule, marked, with the replaced rule's beside.
+
+A decision rule (statistic, threshold, definition) is fixed before its data. Where one was changed after the
+study's runs had been judged -- for a good reason or not -- a reader must be able to tell it from a rule fixed in
+advance: the claim carries `post_hoc` (when the rule changed, what changed, the rule it replaced in words, and
+the verdict the replaced rule gives on the same runs), every citable line says "post hoc" after its verdict, and
+where the two verdicts differ the note says so. Each study keeps its `Revision`s beside the rules they changed
+and judges the replaced rule on the same runs (never from memory: the old verdict is recomputed on every judge).
+"""
+from __future__ import annotations
+
+from copy import copy
+from dataclasses import dataclass
+
+from groklab.experiments.claims import says
+from groklab.experiments.spec import Claim
+from groklab.store.schema import verdict_words
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One change of a claim's rule after its data were seen."""
+
+    since: str  # the date the rule changed (YYYY-MM-DD)
+    rule: str  # what today's rule does differently, in a phrase
+    replaced: str  # the rule it replaced, in words
+    why: str = ""  # the reason given at the time
+
+
+def revised(claim: Claim, old: Claim | None, rev: Revision) -> Claim:
+    """`claim` (judged by today's rule) marked post hoc, with `old` -- the same claim judged by the rule `rev`
+    replaced, on the same runs -- as the verdict beside it. A claim without an old judgement (no runs) is marked
+    all the same."""
+    was = verdict_words(old.holds, old.reason, old.depends_on) if old is not None else "not judged"
+    claim.post_hoc = {"since": rev.since, "rule": rev.rule, "replaced": rev.replaced, "verdict": was,
+                      **({"why": rev.why} if rev.why else {})}
+    if old is not None and was != verdict_words(claim.holds, claim.reason, claim.depends_on):
+        then = says((old.holds, old.reason)) if not old.depends_on else was
+        said = f"post hoc ({rev.since}: {rev.rule}): under the rule it replaced ({rev.replaced}) it {then}"
+        claim.note = "; ".join(filter(None, [claim.note, said]))
+    return claim
+
+
+def precondition(claim: Claim, why: str, rev: Revision) -> Claim:
+    """`claim` made inconclusive (precondition, saying `why`) by a precondition added after its data; what it read
+    without the precondition is the replaced verdict beside it."""
+    return revised(copy(claim).inconclusive("precondition", why), claim, rev)
+
+
+# shared by every "reaches X by the horizon" rule it changed (fig2, threshold)
+CENSOR_RISING = Revision(
+    "2026-11-28", "a run below the level at the horizon whose test accuracy is still rising there is censored "
+    "(cannot tell), not failed", "a run below the level at the horizon fails",
+    "runs cut off mid-rise were counted as failures (a second read of the verdicts, 2026-11-28)")
+
+# a lag or gap needs the fit: where no run of a cell fits, the lag is a bound set by the horizon (investigation)
+FIT_FIRST = Revision(
+    "2026-11-28", "inconclusive (precondition) where most runs of a cell never fit the training set",
+    "judged on every run, a run never fit contributing the bound onset / last step - 1",
+    "with no run fit, the lag is about -0.93 by construction: the data could not contradict the claim")
+# a level every run reaches cannot show an effect on it (investigation)
+CEILING = Revision(
+    "2026-11-28", "inconclusive (precondition) where every compared run ends at the ceiling",
+    "judged at the ceiling too", "where every run ends at 1.0 the data could not contradict 'makes little "
+    "difference'")
