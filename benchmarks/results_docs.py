@@ -12,6 +12,8 @@ around it is not:
     <!-- /assumptions -->
     <!-- study results/embedding-paper fig6 -->3 of 5 paper claims hold, ...<!-- /study -->   (one study's count)
     <!-- cite results/embedding-paper/fig6/adam_lr_faster_mul -->holds | 000 ...<!-- /cite -->   (its line)
+    <!-- value results/embedding-paper/fig2/emb_fits_both per_seed.mul/mlp_emb -->300-335<!-- /value -->
+                   (one claim's number or range, inline in a sentence; PATH and FORMAT: results_values.py)
     <!-- include results/grokbench-quick/leaderboard.md -->     (a generated Markdown file, verbatim)
     <!-- /include -->
     <!-- plan beyond/all results/beyond-paper -->                 (results/PLAN.md: `groklab plan TARGET --profile
@@ -23,7 +25,10 @@ around it is not:
     python benchmarks/results_docs.py --write README.md          # the README's tutorial numbers
     python benchmarks/results_docs.py --write results/PLAN.md   # the GPU queue's slices
 tests/test_results.py runs the check on all three, so a number typed by hand into a verdict table fails the suite,
-and so does prose that states a verdict for a claim id ("**holds** `id`", "`id` does not hold") that no archive gives.
+and so does prose that states a verdict for a claim id ("**holds** `id`", "`id` does not hold") that no archive gives,
+or a range "A-B" beside a claim id that none of the claim's per-seed lists in an archive spans (results_values.py).
+A number of an archived result goes in a value block; one no claims.json holds (a wall time, an earlier run) stays
+only in a section dated by its heading.
 """
 from __future__ import annotations
 
@@ -33,6 +38,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from results_values import VALUE, fill_values, range_contradictions  # noqa: E402  (value blocks, kept apart)
+
 VERDICTS = re.compile(r"(<!-- verdicts (\S+) (\S+) -->\n)(.*?)(<!-- /verdicts -->)", re.S)
 HEADLINE = re.compile(r"(<!-- headline (\S+) -->)(.*?)(<!-- /headline -->)", re.S)
 ASSUMPTIONS = re.compile(r"(<!-- assumptions (\S+) -->\n)(.*?)(<!-- /assumptions -->)", re.S)
@@ -141,7 +149,8 @@ def assumptions(archive: str) -> str:
     return "\n".join(rows)
 
 
-GENERATED = re.compile(r"<!-- (verdicts|assumptions|include|plan|study|cite|headline) [^>]*-->.*?<!-- /\1 -->", re.S)
+GENERATED = re.compile(r"<!-- (verdicts|assumptions|include|plan|study|cite|headline|value) [^\n]*?-->.*?<!-- /\1 -->",
+                       re.S)
 # a verdict stated in prose beside a claim id: "**holds** `id`" or "`id` ... does not hold" within a clause
 # ("X -> Y" and "X → Y" record a verdict that moved: history, not a statement about today)
 SAID = re.compile(r"\*\*(holds|does not hold)\*\*:?\s*`([^`]+)`"
@@ -162,10 +171,12 @@ def archived_verdicts() -> dict[str, set[str]]:
 
 
 def prose_contradictions(text: str) -> list[str]:
-    """Verdicts that the prose (outside generated blocks) states for a claim id and no archive gives it: prose
-    may explain a verdict, never keep one the archive has moved away from."""
-    known, out = archived_verdicts(), []
-    for m in SAID.finditer(GENERATED.sub("", text)):
+    """Verdicts that the prose (outside generated blocks) states for a claim id and no archive gives it, and ranges
+    beside a claim id that its archived per-seed values do not span: prose may explain a verdict, never keep one
+    (or a number) the archive has moved away from."""
+    known, prose = archived_verdicts(), GENERATED.sub(" ", text)
+    out = range_contradictions(prose)
+    for m in SAID.finditer(prose):
         said, cid = (m[1], m[2]) if m[1] else (m[4], m[3])
         # a verdict that depends on an unstated setting holds under one value and not the other: either is said
         if cid in known and not any(v.split(" (")[0] == said or v.startswith("depends") for v in known[cid]):
@@ -180,6 +191,7 @@ def fill(text: str) -> str:
     text = ASSUMPTIONS.sub(lambda m: m[1] + assumptions(m[2]) + "\n" + m[4], text)
     text = STUDY.sub(lambda m: m[1] + study_count(m[2], m[3]) + m[5], text)
     text = CITE.sub(lambda m: m[1] + cite_line(m[2]) + m[4], text)
+    text = fill_values(text)
     text = INCLUDE.sub(lambda m: m[1] + included(m[2]) + m[4], text)
     text = PLAN.sub(lambda m: m[1] + plan_table(m[2], m[3]) + m[5], text)
     return HEADLINE.sub(lambda m: m[1] + headline(m[2]) + m[4], text)
@@ -200,7 +212,8 @@ def main() -> int:
     if a.write:
         if new != text:
             atomic_write(path, new)
-        print(f"{path}: {len(VERDICTS.findall(text))} verdict tables, {len(HEADLINE.findall(text))} headlines")
+        print(f"{path}: {len(VERDICTS.findall(text))} verdict tables, {len(HEADLINE.findall(text))} headlines, "
+              f"{len(VALUE.findall(text))} values")
         return 0
     drift = [f"{m[2]} {m[3]}" for m, n in zip(VERDICTS.finditer(text), VERDICTS.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(HEADLINE.finditer(text), HEADLINE.finditer(new)) if m[0] != n[0]]
@@ -210,6 +223,8 @@ def main() -> int:
     drift += [f"{m[2]} {m[3]}" for m, n in zip(STUDY.finditer(text), STUDY.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(CITE.finditer(text), CITE.finditer(new)) if m[0] != n[0]]
     drift += [m[2] for m, n in zip(INCLUDE.finditer(text), INCLUDE.finditer(new)) if m[0] != n[0]]
+    drift += [f"value {m[2]} {m[3] or ''}".strip() for m, n in zip(VALUE.finditer(text), VALUE.finditer(new))
+              if m[0] != n[0]]
     for d in drift:
         print(f"results_docs: {path}: the block for {d} differs from its archive; run --write", file=sys.stderr)
     said = prose_contradictions(text)

@@ -6,6 +6,7 @@ import json
 import re
 import runpy
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,70 @@ def test_reproduce_from_python_returns_one_row_per_claim(tmp_path):
     assert list(df.columns[:5]) == ["figure", "id", "kind", "verdict", "reason"]
     assert list(df["id"]) == [c["id"] for c in archived["claims"]]
     assert list(df["verdict"]) == [c["verdict"] for c in archived["claims"]]
+
+
+VALUES = runpy.run_path(str(ROOT / "benchmarks" / "results_values.py"))
+
+
+def _archive(tmp_path, per_seed) -> Path:
+    """A study archive of one claim, `grokking_late` with these per-seed values (not the real results/)."""
+    study = tmp_path / "results" / "toy-quick" / "fig1"
+    study.mkdir(parents=True)
+    claim = {"id": "grokking_late", "text": "It groks late.", "statistic": "t_test", "per_seed": per_seed,
+             "aggregate": {"median": [1600.0, 1500.0, 2400.0], "P": 0.825}, "holds": True, "verdict": "holds"}
+    doc = {"figure": "fig1", "title": "toy", "paper": "toy", "profile": "quick", "seeds": 3, "claims": [claim]}
+    (study / "claims.json").write_text(json.dumps(doc))
+    return study
+
+
+def test_a_value_block_is_generated_from_its_claim_and_a_drifted_one_fails_the_check(tmp_path):
+    """`<!-- value ARCHIVE/STUDY/CLAIM PATH [FORMAT] -->`: a list as its range (thousands separated), one number,
+    a median triple; a number typed over the generated one fails --check naming the block."""
+    study = _archive(tmp_path, {"all adam": [1600, 2400, None], "all adam-lr": [0.4115, 0.45, 0.43]})
+    block = f"<!-- value {study}/grokking_late per_seed.all adam -->"
+    doc = (f"Adam reaches it at {block}?<!-- /value --> steps, Adam-LR at "
+           f"<!-- value {study}/grokking_late per_seed.all adam-lr seeds -->?<!-- /value -->; median "
+           f"<!-- value {study}/grokking_late aggregate.median ci -->?<!-- /value -->, P = "
+           f"<!-- value {study}/grokking_late aggregate.P -->?<!-- /value -->, "
+           f"<!-- value {study}/grokking_late verdict -->?<!-- /value -->.\n")
+    filled = DOCS["fill"](doc)
+    assert DOCS["VALUE"].sub(lambda m: m[4], filled) == "Adam reaches it at 1,600-2,400 steps, Adam-LR at " \
+        "0.411 / 0.45 / 0.43; median 1,600 [1,500, 2,400], P = 0.825, holds.\n"
+    assert filled.startswith(f"Adam reaches it at {block}1,600-2,400<!-- /value -->")
+    page = tmp_path / "page.md"
+    script = [sys.executable, str(ROOT / "benchmarks" / "results_docs.py")]
+    page.write_text(filled)
+    assert subprocess.run([*script, "--check", str(page)], capture_output=True, text=True).returncode == 0
+    page.write_text(filled.replace("1,600-2,400", "1,600-2,800"))  # typed by hand, or the archive moved
+    run = subprocess.run([*script, "--check", str(page)], capture_output=True, text=True)
+    assert run.returncode == 1 and f"value {study}/grokking_late per_seed.all adam differs" in run.stderr
+
+
+def test_a_value_block_whose_path_is_not_in_its_claim_is_a_one_line_error(tmp_path):
+    study = _archive(tmp_path, {"all adam": [1600, 2400]})
+    page = tmp_path / "page.md"
+    page.write_text(f"at <!-- value {study}/grokking_late per_seed.all sgd -->1<!-- /value --> steps\n")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "results_docs.py"), "--write", str(page)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
+    assert f"<!-- value {study}/grokking_late per_seed.all sgd -->" in run.stderr and "'all sgd'" in run.stderr
+    page.write_text(f"<!-- value {study}/no_such_claim per_seed -->1<!-- /value -->\n")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "results_docs.py"), "--check", str(page)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "no claim 'no_such_claim'" in run.stderr
+
+
+def test_prose_that_pairs_a_claim_id_with_a_range_its_archive_contradicts_is_caught(tmp_path):
+    """A hand-written range beside a claim id must lie within one of its per-seed lists' span in some archive;
+    seed numbers, dates, P values and values inside generated blocks are not read as ranges."""
+    _archive(tmp_path, {"all adam": [1600, 2400, 2800], "all adam-lr": [2200, 3750]})
+    spans = VALUES["per_seed_spans"](tmp_path / "results")
+    check = VALUES["range_contradictions"]
+    assert check("Every run of `grokking_late` reaches it at 1,600-2,800 steps.", spans) == []
+    assert check("`grokking_late`: Adam 1,600-2,400 steps, Adam-LR 2,700-3,750.", spans) == []  # within a span
+    [said] = check("Every `grokking_late` run reaches it at 1,600-3,000 steps (2026-11-28; seeds 3-4, P = 0.5-0.6).",
+                   spans)
+    assert "1,600-3,000" in said and "1,600-2,800" in said
+    assert check("Another sentence, 1,600-3,000 steps. `grokking_late` holds.", spans) == []
+    # the real archives: a range of `lstm_slower_than_transformer` that no seed list spans fails --check
+    assert DOCS["prose_contradictions"]("`lstm_slower_than_transformer`: every LSTM run at 5,000-6,000 steps.")

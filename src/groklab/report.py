@@ -23,7 +23,7 @@ from groklab.store import (
     read_partial,
     read_summary,
 )
-from groklab.store.citation import line, statistics
+from groklab.store.citation import after_data, line, statistics
 from groklab.store.files import begins_with
 from groklab.store.schema import verdict_words
 from groklab.store.tree import inside
@@ -98,17 +98,17 @@ def counts(claims: list[dict]) -> dict:
     return {"paper": len(paper), "holds": sum(c["holds"] is True for c in decided),
             "fails": sum(c["holds"] is False for c in decided), "depends": len(paper) - len(decided),
             "unjudged": sum(c["holds"] is None for c in paper), "measurements": len(claims) - len(paper),
-            "post_hoc": sum(bool(c.get("post_hoc")) for c in paper)}
+            "post_hoc": sum(after_data(c) for c in paper)}
 
 
 def headline(claims: list[dict]) -> str:
-    """'N of M paper claims hold, K do not, D depend on an unstated setting, J inconclusive (P by a rule changed
-    after its data; L measurements beside)': measurements are never counted as claims."""
+    """'N of M paper claims hold, K do not, D depend on an unstated setting, J inconclusive (P by a rule fixed or
+    changed after its data; L measurements beside)': measurements are never counted as claims."""
     n = counts(claims)
     text = f"{n['holds']} of {n['paper']} paper claims hold, {n['fails']} do not"
     text += f", {n['depends']} depend on an unstated setting" if n["depends"] else ""
     text += f", {n['unjudged']} inconclusive" if n["unjudged"] else ""
-    beside = [f"{n['post_hoc']} by a rule changed after its data"] if n["post_hoc"] else []
+    beside = [f"{n['post_hoc']} by a rule fixed or changed after its data"] if n["post_hoc"] else []
     beside += [f"{n['measurements']} measurements beside"] if n["measurements"] else []
     return text + (f" ({'; '.join(beside)})" if beside else "")
 

@@ -42,7 +42,8 @@ def test_every_study_runs_draws_and_states_its_claims(tree):
 def test_table1_end_to_end(tree):
     table1_tree = tree[0] / "table1"
     doc = json.loads((table1_tree / "claims.json").read_text())
-    assert {c["id"] for c in doc["claims"]} == {"random_reaches_one", "square_u_falls_with_k",
+    assert {c["id"] for c in doc["claims"]} == {"random_reaches_one", "random_rises_around_epoch_5000",
+                                                "square_u_falls_with_k",
                                                 "strip_u_falls_with_k", "strip67_disappears",
                                                 "strip_own_ids67_disappears", "u_within_coverage_ceiling",
                                                 "square_h_falls_with_k", "strip_h_falls_with_k",
@@ -88,6 +89,15 @@ def test_table1_claims_on_synthetic_rows():
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     for col in ("u_acc", "l_acc", "go_epoch"):  # Table 1's numbers are at p = 97: these rows say nothing of them
         assert c.pop(f"table1_{col}_as_published").reason == "precondition"
+    early = c.pop("random_rises_around_epoch_5000")  # GO at 500-600: a whole CI below 2,500 (a factor 2 early)
+    assert early.holds is False and early.per_seed == {"random": [500, 600]}
+    around = lambda gos: table1.claims(pd.DataFrame([row("random", 0, [1.0] * len(gos), gos, 1.0)]),  # noqa: E731
+                                       "paper")[1]
+    assert around([4000, 5200, 6000, 4500]).holds is True
+    assert around([1800, 5500, 7900]).reason == "underpowered"  # the paper archive's seeds: the CI reaches 2,500
+    assert around([None, None]).holds is False  # no GO by 15,000 epochs: bounds already past 10,000 decide
+    assert table1.claims(pd.DataFrame([row("random", 0, [1.0] * 4, [4000, 5200, 6000, 4500], 1.0)]),
+                         "quick")[1].reason == "precondition"  # 004's epochs are at p = 97
     composition = c.pop("u_is_not_composition_alone")  # the rows with a seed at or below 0.505
     assert not composition.holds and set(composition.aggregate["composition alone"]) == {
         "square k=50", "square k=55", "square k=60", "strip k=50", "strip k=60", "strip k=67", "strip_own_ids k=67",

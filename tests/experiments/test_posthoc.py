@@ -31,3 +31,41 @@ def test_the_same_verdict_under_both_rules_is_still_marked_and_a_fixed_rule_is_n
     assert "(post hoc since 2026-11-28; under the replaced rule: holds)" in line(same)
     plain = _claim(True).to_dict()
     assert "post_hoc" not in plain and "post hoc" not in line(plain)
+
+
+def test_a_rule_is_dated_against_its_data_and_a_rule_written_after_them_is_marked(monkeypatch):
+    from groklab.experiments import posthoc
+    from groklab.report import counts
+
+    table = {"embedding": {"fig6": {"x": {"commit": "abc1234", "date": "2026-11-25T09:19:56+00:00",
+                                          "how": "named"}}}}
+    monkeypatch.setattr(posthoc, "_rules_fixed", lambda: table)
+    fixed = lambda first: posthoc.fixed("embedding", "fig6", {"id": "x"}, first)  # noqa: E731
+    assert fixed("2026-11-26 05:44:11 UTC")["before_data"] is True
+    assert fixed("2026-11-25 08:51:36 UTC") == {"date": "2026-11-25", "commit": "abc1234", "before_data": False,
+                                                "how": "named"}
+    assert fixed(None)["before_data"] is None  # no session date: cannot tell, never guessed
+    unnamed = posthoc.fixed("embedding", "fig6", {"id": "y"}, "2026-11-26 05:44:11 UTC")
+    assert unnamed["before_data"] is None and unnamed["how"] == "not yet in a commit"
+    revised_claim = {"id": "x", "post_hoc": {"since": "2026-11-28"}}
+    assert posthoc.fixed("embedding", "fig6", revised_claim, "2026-11-20 00:00:00 UTC")["before_data"] is False
+
+    after = {**_claim(True).to_dict(), "fixed": fixed("2026-11-25 08:51:36 UTC")}
+    ClaimDoc.model_validate(after)
+    assert "(post hoc: rule first fixed 2026-11-25, after its data)" in line(after)
+    before = {**_claim(True).to_dict(), "fixed": fixed("2026-11-26 05:44:11 UTC")}
+    assert "post hoc" not in line(before)
+    assert counts([after, before])["post_hoc"] == 1
+
+
+def test_every_archived_claim_carries_when_its_rule_was_fixed():
+    """The back-filled table (benchmarks/rules_fixed.py) names every archived claim, and the archives carry it."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    undated = [f"{f.parent.parent.name}/{f.parent.name}/{c['id']}"
+               for f in sorted(root.glob("*/*/claims.json")) if f.parent.parent.name.split("-")[0] != "grokbench"
+               for c in json.loads(f.read_text())["claims"]
+               if not (c.get("fixed") or {}).get("date") or (c.get("fixed") or {}).get("before_data") is None]
+    assert not undated, undated[:5]

@@ -167,6 +167,30 @@ def test_the_transformer_of_004s_code():
     assert e.X_train.shape[1] == 3 and int(e.X_train[:, 2].unique()) == 97
 
 
+def test_the_mlp_of_002s_code_initialises_as_it_does():
+    """model.init=kaiming: linears N(0, 2 / fan_in) with zero biases, the embedding N(0, 2 / (vocab + d_emb)) (002's
+    t2_MLP.py: kaiming_normal_ relu, xavier_normal_); the transformer's `scaled` and this one refuse each other."""
+    import pytest
+
+    from groklab.engine.setup import build
+    from groklab.errors import ConfigError
+
+    over = ["model=mlp_emb", "model.tied=true", "model.depth=5", "model.d_emb=128", "model.d_hidden=128", "p=59",
+            "encoding=no_op", "task=add"]
+    params = dict(build(make_config(over + ["model.init=kaiming"])).model.named_parameters())
+    vocab = params["E.weight"].shape[0]
+    assert abs(params["E.weight"].std().item() - (2 / (vocab + 128)) ** 0.5) < 0.004
+    assert abs(params["hidden.0.weight"].std().item() - (2 / 128) ** 0.5) < 0.004
+    assert abs(params["W.weight"].std().item() - (2 / 256) ** 0.5) < 0.003
+    assert all(params[f"{k}.bias"].abs().sum() == 0 for k in ("W", "hidden.0", "U"))
+    torch_init = dict(build(make_config(over)).model.named_parameters())
+    assert torch_init["W.bias"].abs().sum() > 0 and abs(torch_init["E.weight"].std().item() - 1) < 0.05
+    with pytest.raises(ConfigError, match="model.init.*only for model=transformer"):
+        make_config(over + ["model.init=scaled"])
+    with pytest.raises(ConfigError, match="model.init.*only for model=mlp or mlp_emb"):
+        make_config(["model=transformer", "model.init=kaiming"])
+
+
 def test_toeplitz_embedding_of_004s_code():
     import torch
 

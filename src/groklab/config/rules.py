@@ -132,7 +132,8 @@ def cross_field_rules(cfg) -> None:
             ("model.tied", m.tied, m.tied and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb"),
             ("model.input", m.input, m.input != "embed" and m.name not in ("lstm", "birnn"), "model=lstm or birnn"),
             ("model.bias", m.bias, not tf and not m.bias, "model=transformer"),
-            ("model.init", m.init, not tf and m.init != "torch", "model=transformer")]
+            ("model.init", m.init, not tf and m.init == "scaled", "model=transformer"),
+            ("model.init", m.init, m.init == "kaiming" and m.name not in ("mlp", "mlp_emb"), "model=mlp or mlp_emb")]
     for key, value, on, allowed in only:
         if on:
             raise ConfigError(key, value, f"only for {allowed}")

@@ -71,9 +71,10 @@ class ModelConfig(Section):
     emb_init_std: float = Field(1.0, gt=0)  # std of the embedding init (torch: 1)
     freeze_emb: bool = False  # keep the embedding at its init
     bias: bool = True  # transformer: biases in Q/K/V/O and the unembedding (004's code, Nanda et al.: none)
-    # transformer init: torch's defaults, or scaled: every weight and embedding N(0, 1/d_emb), biases 0
-    # (004's code, Nanda et al.)
-    init: Literal["torch", "scaled"] = "torch"
+    # torch's defaults; transformer scaled: every weight and embedding N(0, 1/d_emb), biases 0 (004's code, Nanda
+    # et al.); mlp/mlp_emb kaiming: linears kaiming_normal_ (relu, fan_in), biases 0, embedding N(0, 2/(vocab +
+    # d_emb)) as xavier_normal_ draws it (002's released MLP)
+    init: Literal["torch", "scaled", "kaiming"] = "torch"
     input: Literal["embed", "value"] = "embed"  # lstm/birnn: tokens -> E, or each one raw float (002's BiRNN code)
     tied: bool = False  # mlp/mlp_emb: hidden layers 2..depth share one weight (002's code reuses one layer)
     width: int = Field(64, ge=1)  # resnet18: channels of the first stage (torchvision: 64), stages w, 2w, 4w, 8w

@@ -9,8 +9,12 @@ and judges the replaced rule on the same runs (never from memory: the old verdic
 """
 from __future__ import annotations
 
+import json
 from copy import copy
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
 
 from groklab.experiments.claims import says
 from groklab.experiments.spec import Claim
@@ -63,3 +67,37 @@ CEILING = Revision(
     "2026-11-28", "inconclusive (precondition) where every compared run ends at the ceiling",
     "judged at the ceiling too", "where every run ends at 1.0 the data could not contradict 'makes little "
     "difference'")
+
+
+# ---- when each rule was fixed (benchmarks/rules_fixed.py back-fills the table from git) ----------------------
+
+RULES_FIXED = Path(__file__).parent / "rules_fixed.json"
+
+
+@lru_cache(maxsize=1)
+def _rules_fixed() -> dict:
+    try:
+        return json.loads(RULES_FIXED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def fixed(package: str, study: str, claim: dict, first_data: str | None) -> dict:
+    """When `claim`'s rule was fixed: the commit and date that first named it in the code (or the code that judged
+    the study's first archived runs, if earlier), and whether that was before the study's data existed
+    (`first_data`: the first session that trained its runs). A rule revised after its data (`post_hoc`) was fixed
+    when revised, after its data. An id no commit names yet: date and commit unknown."""
+    ph = claim.get("post_hoc") or {}
+    if ph:
+        return {"date": ph.get("since"), "commit": None, "before_data": False, "how": "revised after its data"}
+    e = _rules_fixed().get(package, {}).get(study, {}).get(claim["id"])
+    if not e:
+        return {"date": None, "commit": None, "before_data": None, "how": "not yet in a commit"}
+    before = None if not first_data else _utc(e["date"]) < _utc(first_data)
+    return {"date": e["date"][:10], "commit": e["commit"], "before_data": before, "how": e["how"]}
+
+
+def _utc(stamp: str) -> datetime:
+    """A git ISO date (with its offset) or a session's 'YYYY-MM-DD HH:MM:SS UTC' as an aware UTC time."""
+    t = datetime.fromisoformat(stamp.replace(" UTC", "+00:00"))
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)

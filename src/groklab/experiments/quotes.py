@@ -30,16 +30,18 @@ def quotes(package: str) -> dict:
     return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}) if f.is_file() else {}
 
 
-def cite(package: str, doc: dict) -> dict:
+def cite(package: str, doc: dict, first_data: str | None = None) -> dict:
     """claims.json content with each claim's `kind`, `quote`, `where` and `thresholds` filled from quotes.yaml
-    (kind 'paper' and no quote when the file does not name the claim yet), and the paper's short id as `source`
-    (what every verdict line cites: store/citation.py)."""
+    (kind 'paper' and no quote when the file does not name the claim yet), when its rule was `fixed` and whether
+    before the study's data (`first_data`: the first session that trained its runs), and the paper's short id as
+    `source` (what every verdict line cites: store/citation.py)."""
     from groklab.experiments.papers import REFERENCES
+    from groklab.experiments.posthoc import fixed
 
     table = quotes(package).get(doc["figure"], {})
     claims = []
     for c in doc["claims"]:
         q = table.get(c["id"], {})
         claims.append({**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
-                       "thresholds": q.get("thresholds", {})})
+                       "thresholds": q.get("thresholds", {}), "fixed": fixed(package, doc["figure"], c, first_data)})
     return {**doc, "source": REFERENCES[package]["id"], "claims": claims}

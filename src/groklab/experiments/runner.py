@@ -117,7 +117,8 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
     looks = looks_of(sessions, plan.seeds, SEEDS[plan.profile])
     figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks))
-    doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0, df)
+    doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0, df,
+                    first_data=_first_data(sessions))
     if sessions:
         sessions[-1]["wall_s"] = doc["wall_s"]
         write_manifest(root, {**manifest, "sessions": sessions})
@@ -185,7 +186,7 @@ def _runs(plan: StudyPlan, root: Path, configs: dict, jobs: int, echo: Callable,
 
 
 def _document(plan: StudyPlan, manifest: dict, root: Path, figures: list, claims: list, controls: list,
-              looks: list, stale: dict, results: dict, t0: float, df=None) -> dict:
+              looks: list, stale: dict, results: dict, t0: float, df=None, first_data: str | None = None) -> dict:
     """The study's claims document: the study, its run health, its claims with the paper's sentences (quotes)."""
     doc = {**{k: manifest[k] for k in ("figure", "title", "paper", "profile", "seeds")},
            "wall_s": round(time.perf_counter() - t0, 1),
@@ -201,7 +202,15 @@ def _document(plan: StudyPlan, manifest: dict, root: Path, figures: list, claims
     if assumptions_of(plan.module):
         doc["assumptions"] = [{**a.to_dict(plan.profile), "in_runs": in_runs(df, a.field)}
                               for a in assumptions_of(plan.module)]
-    return cite(plan.module.__name__.split(".")[2], doc)  # the paper's sentence, where, kind, threshold sources
+    # the paper's sentence, where, kind, threshold sources, and when each rule was fixed against first_data
+    return cite(plan.module.__name__.split(".")[2], doc, first_data)
+
+
+def _first_data(sessions: list[dict]) -> str | None:
+    """When the study's data first existed: the earliest date of a session that trained its runs (a session
+    without a machine date -- an archive older than the field -- counts as unknown)."""
+    dates = [str(s.get("machine", {}).get("date", "")) for s in sessions if trained(s)]
+    return min(dates) if dates and all(dates) else None
 
 
 def in_runs(df, field: str) -> str | None:

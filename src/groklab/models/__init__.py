@@ -22,7 +22,8 @@ def build_model(cfg, task) -> nn.Module:
         torch.manual_seed(cfg.seed)
         if m.name in ("mlp", "mlp_emb"):
             model = MLP(n_classes, n_ctx, vocab if m.name == "mlp_emb" else None, d_emb=m.d_emb,
-                        d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, tied=m.tied, **emb)
+                        d_hidden=m.d_hidden, depth=m.depth, act=m.act, dropout=m.dropout, tied=m.tied, init=m.init,
+                        **emb)
         elif m.name == "transformer":
             model = Transformer(n_classes, n_ctx, vocab, d_emb=m.d_emb, n_heads=m.n_heads, d_hidden=m.d_hidden,
                                 depth=m.depth, norm=m.norm, act=m.act, dropout=m.dropout, bias=m.bias,

@@ -18,11 +18,13 @@ class MLP(nn.Module):
 
     def __init__(self, p: int, n_ctx: int, vocab: int | None, d_emb: int = 128, d_hidden: int = 512,
                  depth: int = 1, act: str = "relu", emb_init_std: float = 1.0, freeze_emb: bool = False,
-                 emb_init: str = "normal", dropout: float = 0.0, tied: bool = False):
+                 emb_init: str = "normal", dropout: float = 0.0, tied: bool = False, init: str = "torch"):
         super().__init__()
         self.E = None
         if vocab is not None:
-            self.E = make_embedding(vocab, d_emb, emb_init_std, emb_init, freeze_emb)
+            # kaiming (002's code): the embedding as xavier_normal_ draws a [vocab, d_emb] matrix
+            std = (2 / (vocab + d_emb)) ** 0.5 if init == "kaiming" else emb_init_std
+            self.E = make_embedding(vocab, d_emb, std, emb_init, freeze_emb)
         d_in = n_ctx * d_emb if vocab is not None else n_ctx
         self.W = nn.Linear(d_in, d_hidden)  # "first layer" W of the bilinear pair (E, W)
         # tied: one hidden d_hidden x d_hidden layer applied depth - 1 times (002's released MLP reuses its
@@ -33,6 +35,11 @@ class MLP(nn.Module):
         self.U = nn.Linear(d_hidden, p)
         self.act = ACTS[act]()
         self.drop = nn.Dropout(dropout) if dropout > 0 else None  # after each hidden activation
+        if init == "kaiming":  # 002's released MLP: N(0, 2 / fan_in) weights, zero biases, its output layer too
+            with torch.no_grad():
+                for lin in [self.W, *self.hidden, self.U]:
+                    nn.init.kaiming_normal_(lin.weight, nonlinearity="relu")
+                    nn.init.zeros_(lin.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.E(x).flatten(1) if self.E is not None else x

@@ -64,12 +64,23 @@ def statistics(aggregate: dict) -> str:
     return "; ".join(parts)
 
 
+def after_data(claim: dict) -> bool:
+    """A claim judged by a rule fixed after its data: revised after them (`post_hoc`), or first written after
+    them (`fixed.before_data` false)."""
+    fx = claim.get("fixed")
+    return bool(claim.get("post_hoc")) or (isinstance(fx, dict) and fx.get("before_data") is False)
+
+
 def post_hoc_mark(claim: dict) -> str:
-    """' (post hoc since DATE; under the replaced rule: VERDICT)' for a rule changed after its data, else ''."""
+    """' (post hoc since DATE; under the replaced rule: VERDICT)' for a rule changed after its data, ' (post hoc:
+    rule first fixed DATE, after its data)' for a claim written after them, else ''."""
     ph = claim.get("post_hoc") or {}
-    if not isinstance(ph, dict) or not ph:
-        return ""
-    return f" (post hoc since {ph.get('since', '?')}; under the replaced rule: {ph.get('verdict', '?')})"
+    if isinstance(ph, dict) and ph:
+        return f" (post hoc since {ph.get('since', '?')}; under the replaced rule: {ph.get('verdict', '?')})"
+    fx = claim.get("fixed") or {}
+    if isinstance(fx, dict) and fx.get("before_data") is False:
+        return f" (post hoc: rule first fixed {fx.get('date') or '?'}, after its data)"
+    return ""
 
 
 def line(claim: dict, source: str | None = None) -> str:

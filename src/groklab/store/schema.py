@@ -101,6 +101,15 @@ class Sensitivity(Open):
     verdict: Optional[str] = None
 
 
+class Fixed(Open):
+    """When a claim's rule was fixed (experiments/posthoc.fixed): date, commit, before_data, how."""
+
+    date: Optional[StrictStr] = None
+    commit: Optional[StrictStr] = None
+    before_data: Optional[StrictBool] = None
+    how: StrictStr = ""
+
+
 class ClaimDoc(Open):
     id: str
     text: str
@@ -116,6 +125,7 @@ class ClaimDoc(Open):
     depends_on: list[str] = []
     sensitivity: dict[str, Sensitivity] = {}
     post_hoc: dict[str, StrictStr] = {}  # a rule changed after its data: since, rule, replaced, verdict (why)
+    fixed: Optional[Fixed] = None  # when the rule was fixed, and whether before the study's data existed
 
 
 class Assumption(Open):

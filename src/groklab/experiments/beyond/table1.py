@@ -42,7 +42,7 @@ import pandas as pd
 
 from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, holdout_share, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
-from groklab.experiments.beyond.table1_published import TABLE, published_claims
+from groklab.experiments.beyond.table1_published import TABLE, published_claims, rises_around
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed, trend
 from groklab.experiments.posthoc import Revision, precondition
@@ -253,6 +253,7 @@ def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
                       "U-Acc", {"random": rnd["U_per_seed"] if rnd is not None else []},
                       lambda u: None if u is None else u >= REACH, f"U-Acc >= {REACH}",
                       {"mean": rnd["U"] if rnd is not None else None})]
+    out.append(rises_around(rnd, profile))
     for group in ("square", "strip", "strip_offset"):
         out.append(_falls(f"{group}_u_falls_with_k", f"U-Acc falls as the {LABEL[group]} holdout k grows.",
                           "U-Acc (the highest test accuracy from GO on; the highest after the fit when grokking never "

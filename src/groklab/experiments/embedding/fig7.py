@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from groklab.experiments.embedding.fig7_timing import claims as timing_claims
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.levels import below, contrast
 from groklab.experiments.posthoc import Revision, revised
@@ -49,7 +50,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     r = ratios(df)
     per = {name: [median_censored(r[k]) for k in sorted(r) if k.startswith(f"{name}/")] for name in OPTIMS}
     figs = _plot(df, out / "fig7") if r else []
-    return figs, claims(per)
+    return figs, claims(per) + timing_claims(df)  # the caption's timing sentence (fig7_timing.py)
 
 
 def _plot(df, path: Path) -> list[Path]:

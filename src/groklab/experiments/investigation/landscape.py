@@ -22,7 +22,9 @@ Differences from the paper and its released code:
 - The gradient-norm notebook (t5_MLP/test_hessian.ipynb, panel g) trains embedding 64 (44,411 parameters); ours
   uses 128, the text's and test_datasets.ipynb's, for every panel.
 - Training: AdamW lr 5e-4, wd 1 (hard-coded in t2_MLP.py), batch 256, 1e4 epochs = 70,000 steps, Kaiming / Xavier
-  init; ours: the same at the paper profile (eval every 500) with torch's default init.
+  init; ours: the same at the paper profile (eval every 500) with torch's default init, and an arm with the
+  code's init (model.init=kaiming: the N(0, 1) embedding is 99% of the initial norm under torch's default and
+  ~10x smaller under the code's, which can decide whether the norm rises while over-fitting).
 - Quick: 12,000 steps at lr 2e-3 (profile.py GROKS_QUICK), eval and gradient norms every 50 (CPU budget); until
   2026-11-28 3,000 steps at lr 5e-3, where test accuracy reached 0.99 only 1.6-3.0x after the fit (no grokking,
   no over-fitting stage for a norm to rise in). Control: every run must grok (t_test >= 3 t_train).
@@ -51,6 +53,7 @@ import torch
 
 from groklab.config import make_config
 from groklab.engine.setup import build
+from groklab.experiments.assumptions import Assumption
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
@@ -69,6 +72,9 @@ READS_MODEL = True  # analyze() loads each run's final model: an archive keeps i
 TITLE = "p = 59 MLP: t-SNE of embeddings, loss landscape along singular directions, gradient norms"
 PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area, with ridges around it; the "
          "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")
+ASSUMPTIONS = [Assumption("init", "model.init", "torch", "002's text states no initialisation; its released MLP "
+                          "(t5_MLP/t2_MLP.py) draws Kaiming-normal linears with zero biases and a Xavier-normal "
+                          "embedding", other="kaiming")]
 N_RANDOM = 8
 N_KEY = 5  # frequencies counted in the cyclic-structure share
 CYCLIC = 0.5  # the key share that calls E cyclic: most of its energy in 5 of the 29 frequencies

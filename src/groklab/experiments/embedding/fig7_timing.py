@@ -1,0 +1,88 @@
+"""Fig. 7's caption on timing: when each block's lambda_max falls against when each accuracy rises (000, Fig. 7).
+
+"Training accuracy reaches 100% when the eigenvalues of W begin to decrease, while validation accuracy improves as
+the eigenvalues of E decrease." Our reading, written after the fig7 runs were archived (each claim says so):
+- W: "begin to decrease" is where lambda_max(H_WW) peaks; between measurements the peak can lie anywhere from the
+  measured step before the highest value to the one after it (interval-censored). "When" is within a factor WHEN
+  of t_train (the first eval with train accuracy >= 0.99), on the log time axis the figure draws: a seed passes
+  when the whole interval lies within it, fails when the whole interval lies outside, and cannot tell otherwise
+  (as when the highest value is the first measurement and the decrease may have begun before it); a run that
+  never fits cannot tell.
+- E: "improves as ... decrease" is a co-movement: the Spearman correlation of lambda_max(H_EE) with test accuracy
+  over the measured steps from t_train to the end of the rise (t_test, or the last step) below 0; a run with
+  fewer than MIN_POINTS measured steps in that window cannot tell.
+Judged on the caption's left panel (Adam); Adam-LR's values are shown beside it.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from groklab.experiments.levels import every_seed
+from groklab.experiments.spec import Claim
+from groklab.experiments.stats import run_table
+
+WHEN = 2.0  # "when": the peak within a factor 2 of t_train either way (our reading; one octave on a log axis)
+MIN_POINTS = 4  # measured steps a correlation needs
+
+
+def _series(df, run: str):
+    g = df[df["run"] == run].dropna(subset=["hessian/E_top", "hessian/W_top"])
+    return g.sort_values("step")
+
+
+def per_run(df) -> dict[str, dict]:
+    """run -> {t_train, w_peak (the measured step of lambda_W's highest value), octaves (log2 w_peak / t_train),
+    within (the peak's interval within a factor WHEN of t_train: True, False, or None when it cannot tell), rho
+    (lambda_E vs test accuracy from t_train to t_test)}; None where a run cannot tell."""
+    table = run_table(df)
+    if table.empty or "hessian/W_top" not in df:
+        return {}
+    table = table.set_index("run")
+    acc = df.dropna(subset=["test/acc"])
+    out = {}
+    for run in table.index:
+        h = _series(df, run)
+        t_train, t_test = table.at[run, "t_train"], table.at[run, "t_test"]
+        fit = t_train is not None and t_train == t_train and t_train > 0
+        steps = h["step"].to_numpy(dtype=float)
+        i = int(np.argmax(h["hessian/W_top"].to_numpy())) if len(h) else None
+        peak = float(steps[i]) if i is not None else None
+        octave = math.log2(peak / t_train) if fit and peak else None
+        within = None
+        if fit and i is not None:
+            lo, hi = (steps[i - 1] if i else 0.0), (steps[i + 1] if i + 1 < len(steps) else math.inf)
+            band = (t_train / WHEN, t_train * WHEN)
+            within = True if band[0] <= lo and hi <= band[1] else False if hi < band[0] or lo > band[1] else None
+        end = t_test if t_test is not None and t_test == t_test else float(h["step"].max()) if len(h) else None
+        rho = None
+        if fit and end is not None:
+            win = h[(h["step"] >= t_train) & (h["step"] <= end)]
+            a = acc[acc["run"] == run].set_index("step")["test/acc"]
+            y = a.reindex(win["step"]).to_numpy()
+            keep = np.isfinite(y)
+            if keep.sum() >= MIN_POINTS and np.ptp(y[keep]) > 0 and np.ptp(win["hessian/E_top"].to_numpy()[keep]):
+                rho = float(spearmanr(win["hessian/E_top"].to_numpy()[keep], y[keep])[0])
+        out[run] = {"t_train": float(t_train) if fit else None, "w_peak": peak,
+                    "octaves": None if octave is None else round(octave, 3), "within": within,
+                    "rho": None if rho is None else round(rho, 3)}
+    return out
+
+
+def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list[Claim]:
+    runs = per_run(df)
+    of = lambda g, k: [runs[r][k] for r in sorted(runs) if r.startswith(f"{g}/")]  # noqa: E731
+    shown = lambda k: {g: of(g, k) for g in (*groups, *beside) if of(g, k)}  # noqa: E731
+    w = every_seed("train_fits_as_lambda_W_falls", "Training accuracy reaches 100% when lambda_max(H_WW) begins to "
+                   "decrease (Adam).", "log2(measured step of lambda_max(H_WW)'s peak / t_train), the peak between the "
+                   "measured steps beside it", {g: of(g, "within") for g in groups}, lambda v: v,
+                   f"the peak's interval within a factor {WHEN:g} of t_train (outside: fails; straddling: cannot "
+                   "tell)",
+                   aggregate={"w_peak": shown("w_peak"), "t_train": shown("t_train")}, shown=shown("octaves"))
+    e = every_seed("test_rises_as_lambda_E_falls", "Validation accuracy improves as lambda_max(H_EE) decreases "
+                   "(Adam).", "Spearman rho of lambda_max(H_EE) with test accuracy over the measured steps from "
+                   "t_train to t_test (or the last step)", {g: of(g, "rho") for g in groups},
+                   lambda v: None if v is None else v < 0, "rho < 0", shown=shown("rho"))
+    return [w, e]
