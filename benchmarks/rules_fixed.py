@@ -56,27 +56,42 @@ def first_judged(claims: Path) -> tuple[str, str, set[str]] | None:
     return (commit, date, {c["id"] for c in doc.get("claims", [])}) if date else None
 
 
+def studies() -> list[tuple[str, str, list[str], Path | None]]:
+    """(package, study, claim ids, an archived claims.json or None): every id quotes.yaml lists (each claim has
+    its sentence there) and every id an archive holds."""
+    import yaml
+
+    out = []
+    for package in PACKAGES:
+        quotes = yaml.safe_load((ROOT / "src" / "groklab" / "experiments" / package / "quotes.yaml").read_text())
+        for study, ids in (quotes or {}).items():
+            out.append((package, study, list(ids or {}), None))
+    for f in sorted((ROOT / "results").glob("*/*/claims.json")):
+        if f.parent.parent.name.split("-")[0] in PACKAGES:
+            out.append((f.parent.parent.name.split("-")[0], f.parent.name,
+                        [c["id"] for c in json.loads(f.read_text())["claims"]], f))
+    return out
+
+
 def table() -> tuple[dict, list[str]]:
     """({package: {study: {claim id: {commit, date, how}}}}, ids no commit names): the earlier of the first
     commit naming the id and the code that judged a first archived judgement holding it."""
     found, missing = {}, []
-    for f in sorted((ROOT / "results").glob("*/*/claims.json")):
-        package = f.parent.parent.name.split("-")[0]
-        if package not in PACKAGES:
-            continue
-        judged = first_judged(f)
-        for c in json.loads(f.read_text())["claims"]:
-            study = found.setdefault(package, {}).setdefault(f.parent.name, {})
-            hits = [(*hit, "named") for hit in [first_commit(c["id"])] if hit]
-            if judged and c["id"] in judged[2]:
+    for package, name, ids, f in studies():
+        judged = first_judged(f) if f is not None else None
+        for cid in ids:
+            study = found.setdefault(package, {}).setdefault(name, {})
+            hits = [(*hit, "named") for hit in [first_commit(cid)] if hit]
+            if judged and cid in judged[2]:
                 hits.append((judged[0], judged[1], f"judged the first runs of {f.parent.parent.name}"))
-            if c["id"] in study:
-                hits.append((study[c["id"]]["commit"], study[c["id"]]["date"], study[c["id"]]["how"]))
+            if cid in study:  # another archive of the same study dated it already
+                hits.append((study[cid]["commit"], study[cid]["date"], study[cid]["how"]))
             if not hits:
-                missing.append(f"{package}/{f.parent.name}/{c['id']}")
+                if f"{package}/{name}/{cid}" not in missing:
+                    missing.append(f"{package}/{name}/{cid}")
                 continue
             commit, date, how = min(hits, key=lambda h: h[1])
-            study[c["id"]] = {"commit": commit, "date": date, "how": how}
+            study[cid] = {"commit": commit, "date": date, "how": how}
     return found, missing
 
 

@@ -60,6 +60,8 @@ def test_norms_and_grads_match_a_manual_backward(setup):
     for name in ("E", "W", "rest"):
         want = torch.sqrt(sum(t.grad.square().sum() for t in blocks[name])).item()
         assert g[f"grad/{name}"] == pytest.approx(want, rel=1e-5)
+        entries = sum(t.numel() for t in blocks[name])
+        assert g[f"grad_rms/{name}"] == pytest.approx(want / entries ** 0.5, rel=1e-5)
     assert norm_measures(m)["norm/total"] == pytest.approx(
         torch.sqrt(sum(t.square().sum() for t in m.parameters())).item(), rel=1e-6)
     assert all(t.grad is None for t in m.parameters())

@@ -53,7 +53,8 @@ def _grads(model: nn.Module, X: torch.Tensor, y: torch.Tensor, params: Sequence[
 
 
 def grad_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, loss_fn: Callable = F.cross_entropy) -> dict:
-    """grad/<block> = l2 norm of dL/d(block) on (X, y), and grad/total."""
+    """grad/<block> = l2 norm of dL/d(block) on (X, y), grad/total, and grad_rms/<block> = the block's norm over the
+    square root of its entry count (the typical entry: blocks of different sizes compared per weight)."""
     blocks = {k: [t for t in v if t.requires_grad] for k, v in model.blocks().items()}
     flat = [t for v in blocks.values() for t in v]
     if not flat:
@@ -64,6 +65,7 @@ def grad_measures(model: nn.Module, X: torch.Tensor, y: torch.Tensor, loss_fn: C
         sq = sum(next(g).double().square().sum().item() for _ in params)
         if params:
             out[f"grad/{name}"] = math.sqrt(sq)
+            out[f"grad_rms/{name}"] = math.sqrt(sq / sum(t.numel() for t in params))
         total += sq
     out["grad/total"] = math.sqrt(total)
     return out

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
-from groklab.experiments.levels import contrast, every_seed
+from groklab.experiments.levels import below, contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored
 from groklab.plots.style import STYLE, plt, save
@@ -19,10 +19,13 @@ PAPER = ("Gradient heat maps show sparse columns: tokens absent from a sampled b
          "gradient, so embeddings learn unevenly, more so when token sampling is imbalanced.")
 SPLITS = ("random", "uniform", "skewed")
 
-# batch 64 (as Fig. 4's smallest): a batch then misses some operand tokens; measured every 5 steps
-QUICK = ["task=mul", "batch_size=64", "steps=400", "stop.early=false", "measures.token_grads.every=5"]
+# batch 64 (as Fig. 4's smallest): a batch then misses some operand tokens; measured every 5 steps. The
+# training-set gradient of every block (measures.progress) beside it, since 2026-12-06: "embeddings receive
+# smaller updates compared to other weights" (§3.3) compares E's with W's
+QUICK = ["task=mul", "batch_size=64", "steps=400", "stop.early=false", "measures.token_grads.every=5",
+         "measures.progress.every=25"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.001", "batch_size=64", "steps=2000", "stop.early=false",
-               "measures.token_grads.every=10"]
+               "measures.token_grads.every=10", "measures.progress.every=100"]
 ASSUMPTIONS = [
     task("mul", "Fig. 3 names no task"), lr("0.001", "not stated; Fig. 4's"),
     batch("64", "not stated; the smallest of Fig. 4's batches, where tokens are absent from batches (the figure's "
@@ -54,7 +57,27 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
             maps.setdefault(split, (steps, heat))
     p = int(df["p"].iloc[0]) if not df.empty else None
     figs = _plot(maps, out / "fig3", f"{profile} profile, p = {p}") if maps else []
-    return figs, claims(per)
+    return figs, claims(per) + [smaller_updates(df)]
+
+
+def smaller_updates(df) -> Claim:
+    """§3.3: "embeddings receive smaller updates compared to other weights", per weight: log10 of E's RMS gradient
+    entry over W's (the first layer, E's partner in the bilinear pair), the median over measured steps > 0 of a
+    run; judged on the random split (the paper's default), the others shown beside it."""
+    cols = ["grad_rms/E", "grad_rms/W"]
+    logs: dict[str, list] = {s: [] for s in SPLITS}
+    if not df.empty and all(c in df for c in cols):
+        rows = df[df["step"] > 0].dropna(subset=cols)
+        for run, g in rows.groupby("run", sort=True):
+            r = (g["grad_rms/E"] / g["grad_rms/W"]).to_numpy()
+            logs[g["split.name"].iloc[0]].append(round(float(np.log10(np.median(r[r > 0]))), 4) if (r > 0).any()
+                                                 else None)
+    c = below("embeddings_get_smaller_gradients", "Embeddings receive smaller updates than the other weights (per "
+              "weight: E's gradient against W's).", "log10 of the median over measured steps of RMS(dL/dE) / "
+              "RMS(dL/dW) on the training set", {k: [x for x in v if x is not None] for k, v in logs.items()},
+              ["random"], 0.0)
+    c.per_seed = logs
+    return c
 
 
 def _plot(maps: dict, path: Path, where: str = "") -> list[Path]:
