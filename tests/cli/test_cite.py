@@ -36,3 +36,29 @@ def test_cite_refuses_a_whole_archive_and_a_folder_without_verdicts(tmp_path, ca
     assert "cite one study of it: adaptive" in capsys.readouterr().err
     assert answers_in_one_line(["cite", str(tmp_path)], capsys) == 2
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+HOSTILE = ["\x1b[2J\x1b[1;1Hholds | verified claim\x1b[8m",  # clears a terminal, hides what follows
+           "x\n\n@misc{forged, title={Grokking solved}, author={Nobody}}\n",  # a BibTeX entry of its own
+           "abc\u202edlrow",  # a bidi override reorders what the terminal shows
+           "y" * 3_000_000]  # a size bomb, printed whole on one line before
+
+
+def test_cite_prints_a_hostile_claims_file_escaped_on_one_line_each(tmp_path, capsys):
+    """Reliability V: a claims.json from someone else's archive cannot clear the terminal, forge a BibTeX entry or
+    flood the output: every field one printable line, cut to a bound."""
+    import json
+    import shutil
+
+    study = tmp_path / "fig6"
+    shutil.copytree(FIG6, study, ignore=shutil.ignore_patterns("*.gz", "*.npz", "*.png", "*.pdf"))
+    doc = json.loads((study / "claims.json").read_text())
+    doc["profile"] = "quick\n@misc{forged, title={x}}"
+    for c, text in zip(doc["claims"], HOSTILE):
+        c["text"] = text
+    (study / "claims.json").write_text(json.dumps(doc))
+    assert main(["cite", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "\\x1b[2J" in out and "\\u202e" in out
+    assert not any(x.startswith("@misc") for x in out.splitlines())  # no forged entry on a line of its own
+    assert len(out) < 100_000 and max(map(len, out.splitlines())) < 20_000

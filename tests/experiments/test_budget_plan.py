@@ -105,6 +105,11 @@ def test_plan_slices_fit_one_command_and_name_real_runs():
     for target, globs in named:
         m, = resolve(target)
         assert all(fnmatch.filter([s.name for s in specs_of(m, "quick", 1)], g) for g in globs.split(","))
+    # an archive's folder name is pasted into a shell with the command: quoted, it runs nothing (Reliability V)
+    import shlex
+
+    cmd = markdown("beyond/all", rows, 300, "quick", "a;touch pwned")[2].split("`")[-2]
+    assert shlex.split(cmd)[0] == "ARCHIVE=a;touch pwned" and "pwned" not in shlex.split(cmd)[1:]
 
 
 def test_on_a_gpu_configurations_that_share_a_stack_are_one_unit(tmp_path):

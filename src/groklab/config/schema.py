@@ -104,7 +104,7 @@ class OptimConfig(Section):
     # Grokfast (Lee et al. 2024): g <- g + lamb * ema (alpha) or window mean (window) of past grads
     grokfast: Literal["none", "ema", "ma"] = "none"
     grokfast_alpha: float = Field(0.98, ge=0, lt=1)
-    grokfast_lamb: float = Field(2.0, ge=0)
+    grokfast_lamb: float = Field(2.0, ge=0, le=1e3)  # Lee et al. use 0.1-5; past 1e3 the amplified grads overflow
     grokfast_window: int = Field(100, ge=1)
     ortho_grad: bool = False  # ⊥Grad (Prieto et al. 2025): drop the grad component along each weight tensor
 
@@ -147,6 +147,19 @@ class OptimConfig(Section):
             raise ConfigError("optim.c_range", list(self.c_range), "must be [lo, hi] with 0 < lo <= hi")
         if self.schedule == "exp" and self.final_frac <= 0:
             raise ConfigError("optim.final_frac", self.final_frac, "must be > 0 for schedule=exp")
+        # a setting that does nothing in the chosen recipe is refused, not silently kept (a changed value only:
+        # stored configs carry every default)
+        changed = lambda k: getattr(self, k) != type(self).model_fields[k].default  # noqa: E731
+        inert = [(k, "optim.grokfast=none") for k in ("grokfast_alpha", "grokfast_lamb", "grokfast_window")
+                 if self.grokfast == "none" and changed(k)]
+        inert += [(k, why) for k, on, why in (
+            ("grokfast_alpha", self.grokfast == "ma", "optim.grokfast=ma (its window replaces alpha)"),
+            ("grokfast_window", self.grokfast == "ema", "optim.grokfast=ema (alpha sets its memory)"),
+            ("momentum", self.name == "muon", "optim=muon (momentum is SGD's; Muon's Nesterov momentum is 0.95)"))
+            if on and changed(k)]
+        if inert:
+            key, why = inert[0]
+            raise ConfigError(f"optim.{key}", getattr(self, key), f"does nothing with {why}")
         return self
 
     @property

@@ -121,7 +121,7 @@ def split_arms(df) -> tuple:
 def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = None) -> Claim:
     """`claim` (judged with our value) given the same claim judged on the arm with `a.other` (module doc).
     claim.sensitivity[field] says what the *other* value gave: {"ours", "other", "at": the value that entry
-    was judged with, "verdict", "note"} (and, when the claim was judged on the arm, "judged_with" and ours'
+    was judged with, "verdict", "note", "per_seed"} (and, when the claim was judged on the arm, "judged_with" and ours'
     per-seed values and aggregate). `seeds`: the arm was judged at fewer seeds than the study (complete_arms),
     said in the entry and the note."""
     entry = {"ours": a.ours, "other": " ".join((a.other, *a.extra)), **({"seeds": seeds} if seeds else {})}
@@ -137,7 +137,8 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
                      note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
                      reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours}, post_hoc=alt.post_hoc)
-    there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note}
+    there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note,
+             "per_seed": alt.per_seed}  # the arm's own values: what a reader cites beside the verdict
     claim.sensitivity[a.field] = there
     if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):
         said = f"the same with {a.field}={a.other}{fewer}"

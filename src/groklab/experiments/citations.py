@@ -10,7 +10,7 @@ from groklab.errors import ConfigError
 from groklab.experiments.papers import PAPERS, REFERENCES, bibtex
 from groklab.store import read_claims, read_manifest
 from groklab.store.archive import is_archive, read_index
-from groklab.store.citation import line
+from groklab.store.citation import line, one_line
 from groklab.store.tree import judged
 
 TITLE = "groklab: a reproducible laboratory for grokking and embedding-layer dynamics"
@@ -66,6 +66,8 @@ def groklab_bibtex(commit: str | None) -> str:
         version = metadata.version("groklab")
     except metadata.PackageNotFoundError:
         version = None
+    # the commit comes from a manifest someone else may have written: one line, and no brace closes the value
+    commit = one_line(commit, 64).replace("{", "(").replace("}", ")") if commit else None
     fields = [("title", "{" + TITLE + "}"), ("author", "{The groklab developers}"), ("version", version),
               ("note", f"commit {commit}" if commit else None), ("year", 2026)]
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v is not None)
@@ -88,7 +90,8 @@ def citations(path: str | Path) -> list[str]:
     source = doc.get("source") or (REFERENCES[package]["id"] if package in REFERENCES else None)
     ordered = sorted(claims, key=lambda c: c.get("kind") == "measurement")  # paper claims first, stable
     out = [line(c, source) for c in ordered]
-    out += ["", f"% {study} ({doc.get('profile')} profile, {doc.get('seeds')} seeds): cite groklab and the paper"]
+    out += ["", one_line(f"% {study} ({doc.get('profile')} profile, {doc.get('seeds')} seeds): cite groklab and "
+                         "the paper")]
     out += [groklab_bibtex(_commit(study))]
     if package in REFERENCES:
         out += [bibtex(REFERENCES[package])]

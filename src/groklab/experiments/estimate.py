@@ -11,6 +11,7 @@ listed.
 """
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Callable
 
@@ -158,7 +159,7 @@ def markdown(target: str, rows: list[dict], limit_s: float, profile: str, archiv
     (benchmarks/gpu_slice.sh DEADLINE EST UNIT...: a unit starts only if its estimate fits before the deadline)."""
     paper = target.split("/")[0]
     lines = ["| slice | units (study: run glob) | est. min | command |", "| --- | --- | --- | --- |"]
-    env = f"ARCHIVE={archive} " if archive else ""
+    env = f"ARCHIVE={shlex.quote(archive)} " if archive else ""  # a folder name is pasted into a shell: quoted
     for i, sl in enumerate(slices(rows, limit_s), 1):
         est = max(round(need_s(r)) for r in sl)
         units = " ".join(f"'{paper}/{r['study']}:{r['unit']}'" for r in sl)

@@ -11,9 +11,19 @@ from __future__ import annotations
 
 import math
 
+from groklab.errors import printable
 from groklab.store.schema import verdict_words
 
 MAX_DEPTH = 4  # a forged claims.json cannot nest without end
+MAX_TEXT = 2_000  # characters of one field shown (a forged 20 MB claim text is cut, not printed whole)
+
+
+def one_line(text, limit: int = MAX_TEXT) -> str:
+    """`text` as one printable line: cut to `limit` characters, then every control, escape, newline and bidi
+    character escaped (errors.printable): a claims.json read from someone else's archive cannot clear a
+    terminal, reorder what it shows, or start a line of its own (a forged BibTeX entry)."""
+    text = str(text)
+    return printable(text[:limit] + ("…" if len(text) > limit else ""))
 MAX_ITEMS = 40  # values shown per list or mapping; the rest counted
 
 
@@ -89,5 +99,6 @@ def line(claim: dict, source: str | None = None) -> str:
     if claim.get("kind") == "measurement":
         verdict += " (measurement)"
     verdict += post_hoc_mark(claim)
-    where = " ".join(x for x in (source, claim.get("where")) if x) or "-"
-    return " | ".join([verdict, where, str(claim.get("text", "")).strip(), statistics(claim.get("aggregate"))])
+    where = " ".join(one_line(x) for x in (source, claim.get("where")) if x) or "-"
+    return " | ".join([one_line(verdict), where, one_line(str(claim.get("text", "")).strip()),
+                       one_line(statistics(claim.get("aggregate")), 4 * MAX_TEXT)])
