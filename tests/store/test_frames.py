@@ -40,6 +40,19 @@ def test_load_model_is_the_trained_model_in_one_call(tmp_path):
     assert not torch.equal(next(init.parameters()), next(model.parameters()))
 
 
+def test_load_model_refuses_a_checkpoint_of_another_model_in_one_line(tmp_path):
+    """Reliability V: a ckpt.pt swapped for one of another run (p = 11 weights, a p = 7 config) is named, not a
+    size-mismatch traceback."""
+    import shutil
+
+    train(make_config(tiny(p=7)), out=tmp_path / "a")
+    train(make_config(tiny(p=11)), out=tmp_path / "b")
+    shutil.copy(tmp_path / "b" / "ckpt.pt", tmp_path / "a" / "ckpt.pt")
+    with pytest.raises(ConfigError, match=r"^checkpoint='.*a': does not fit the model its config.yaml builds") as e:
+        load_model(tmp_path / "a")
+    assert "\n" not in str(e.value)
+
+
 def test_train_exist_ok_resumes_skips_or_refuses(tmp_path):
     cfg = make_config(tiny())
     first = train(cfg, out=tmp_path / "r")

@@ -19,7 +19,7 @@ def load_model(run: str | Path, step: Optional[int] = None):
     store = RunStore.open(run)
     exp = build(make_config(base=store.config()))
     if step != 0 or 0 in store.kept_steps():
-        exp.model.load_state_dict(_checkpoint(store, step)["model"])
+        _load(exp.model, _checkpoint(store, step), store)
     exp.model.task = exp.task
     return exp.model.eval()
 
@@ -38,11 +38,22 @@ def measure_checkpoint(run: str | Path, step: Optional[int] = None, names: Seque
     exp = build(make_config(list(overrides), base=store.config()))
     if step is None or step != 0 or 0 in store.kept_steps():
         ckpt = _checkpoint(store, step)
-        exp.model.load_state_dict(ckpt["model"])
+        _load(exp.model, ckpt, store)
         step = ckpt["step"]
     scalars, arrays = run_measures(exp, step, names)
     store.write_posthoc(step, scalars, arrays)
     return step, scalars, arrays
+
+
+def _load(model, ckpt: dict, store: RunStore) -> None:
+    """The checkpoint's weights into the model its config.yaml builds; a checkpoint of another model (a swapped
+    ckpt.pt: p = 11 weights beside a p = 7 config) is one line naming the file, not torch's size-mismatch dump."""
+    try:
+        model.load_state_dict(ckpt["model"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        first = str(e).strip().splitlines()[-1].strip() if str(e).strip() else type(e).__name__
+        raise ConfigError("checkpoint", str(store.path), f"does not fit the model its config.yaml builds "
+                                                         f"({first[:160]})") from None
 
 
 def _checkpoint(store: RunStore, step: Optional[int]) -> dict:
