@@ -122,3 +122,23 @@ def test_pipeline_tiny_with_a_method_added_as_data_and_rejudged_identically(tmp_
     assert (again / "aggregate.csv").read_text() == (out / "aggregate.csv").read_text()
     assert main(["grokbench", "--out", str(tmp_path / "x"), "--methods", "nope"]) == 2
     assert not (tmp_path / "x").exists()  # refused before anything is written
+
+
+def test_out_is_refused_before_any_write_when_it_holds_a_users_files(tmp_path, capsys):
+    """Reliability V: one ownership rule for every writer -- a folder groklab did not mark is refused, and the
+    user's report.html and runs.json stay byte for byte (re-judge and training paths alike)."""
+    from pathlib import Path
+
+    from groklab.cli import main
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.html").write_text("<p>my notes</p>")
+    (mine / "runs.json").write_text("{\"mine\": true}")
+    before = {p.name: p.read_bytes() for p in mine.iterdir()}
+    archive = Path(__file__).resolve().parents[2] / "results" / "grokbench-quick"
+    for argv in (["grokbench", "--from", str(archive), "--out", str(mine)],
+                 ["grokbench", "--profile", "quick", "--methods", "adam", "--tasks", "add", "--out", str(mine)]):
+        assert main(argv) == 2
+        assert "holds files groklab did not write" in capsys.readouterr().err
+        assert {p.name: p.read_bytes() for p in mine.iterdir()} == before

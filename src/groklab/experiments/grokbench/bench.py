@@ -19,6 +19,7 @@ from groklab.errors import ConfigError, printable
 from groklab.experiments.grokbench.protocol import check, draws, load_methods, load_protocol, overrides
 from groklab.store import atomic_write
 from groklab.store.files import read_json
+from groklab.store.tree import check_out, make_out
 
 ROWS = "runs.csv.gz"
 COLUMNS = ["run", "step", "test/acc", "train/acc", "time/wall_s"]
@@ -52,11 +53,12 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     out, source = path_arg(out, "--out"), path_arg(source, "--from", optional=True)
     protocol_path = path_arg(protocol_path, "--protocol", optional=True)
     methods_path, jobs = path_arg(methods_path, "--add-methods", optional=True), jobs or default_jobs()
+    check_out(out, "--out")  # one ownership rule (reproduce's, sweep's): refused before anything is read or trained
     if source is not None:
         doc = read_json(Path(source) / "protocol.json")
         evidence = {name: _read_bytes(Path(source) / name) for name in (ROWS, "runs.json", "protocol.json",
                                                                       "selection.json")}  # all before any write
-        out.mkdir(parents=True, exist_ok=True)
+        make_out(out, "--out")
         for name, data in evidence.items():
             atomic_write(out / name, data)
         echo(f"grokbench: re-judged from {source} ({doc['profile']} profile)")
@@ -73,7 +75,7 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     task_names = pick(list(prof.tasks), tasks, "tasks")
     check(proto, chosen, profile)
     _announce(proto, prof, chosen, task_names, profile, echo)
-    out.mkdir(parents=True, exist_ok=True)
+    make_out(out, "--out")
     tuning = {}  # name -> {"overrides", "values"}
     for task in task_names:
         for name, m in chosen.items():
