@@ -16,9 +16,9 @@ from typing import Callable, Optional
 
 from groklab.config import make_config
 from groklab.errors import ConfigError, printable
+from groklab.experiments.grokbench.evidence import FILES, parse, read_bytes
 from groklab.experiments.grokbench.protocol import check, draws, load_methods, load_protocol, overrides
 from groklab.store import atomic_write
-from groklab.store.files import read_json
 from groklab.store.tree import check_out, make_out
 
 ROWS = "runs.csv.gz"
@@ -55,9 +55,8 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     methods_path, jobs = path_arg(methods_path, "--add-methods", optional=True), jobs or default_jobs()
     check_out(out, "--out")  # one ownership rule (reproduce's, sweep's): refused before anything is read or trained
     if source is not None:
-        doc = read_json(Path(source) / "protocol.json")
-        evidence = {name: _read_bytes(Path(source) / name) for name in (ROWS, "runs.json", "protocol.json",
-                                                                      "selection.json")}  # all before any write
+        evidence = {name: read_bytes(Path(source) / name) for name in FILES}  # all read and checked before any write
+        doc = parse(evidence)[0]
         make_out(out, "--out")
         for name, data in evidence.items():
             atomic_write(out / name, data)
@@ -104,17 +103,6 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
         "tasks": task_names, "train_s": round(time.perf_counter() - t0, 1), "jobs": jobs,
         "machine": describe()}, indent=1))  # wall times read against this session's matmul speed
     return judge(out, echo, time.perf_counter() - t0)
-
-
-def _read_bytes(path: Path) -> bytes:
-    from groklab.errors import StoreError
-    from groklab.store.files import regular
-
-    regular(path)
-    try:
-        return path.read_bytes()
-    except OSError as err:
-        raise StoreError(path, "missing" if isinstance(err, FileNotFoundError) else "cannot be read") from None
 
 
 def _train(out: Path, runs: dict, jobs: int, echo: Callable) -> None:

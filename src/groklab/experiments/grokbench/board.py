@@ -5,15 +5,14 @@ re-judge (`--from`) take the same path and give the same files.
 """
 from __future__ import annotations
 
-import gzip
-import io
 import time
 from pathlib import Path
 from typing import Callable
 
+from groklab.experiments.grokbench.evidence import FILES, parse, read_bytes
 from groklab.experiments.grokbench.scores import aggregate, cell, grok_times
 from groklab.store import atomic_write
-from groklab.store.files import read_json
+from groklab.store.escape import csv_cell, md_cell
 from groklab.survival import Censored
 
 LEADER = ["method", "task", "tuning_runs", "eval_seeds", "grokked", "median_steps", "ci_low", "ci_high",
@@ -24,13 +23,11 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0) -> dict:
     import pandas as pd
 
     t0 = time.perf_counter()
-    doc = read_json(out / "protocol.json")
+    # read as data: every name gated, every row declared and once (evidence.py), before anything is written
+    doc, runs, selection, rows = parse({n: read_bytes(out / n) for n in FILES})
     proto, methods, tasks = doc["protocol"], list(doc["methods"]), doc["tasks"]
     prof = proto["profiles"][doc["profile"]]
-    runs, selection = read_json(out / "runs.json"), read_json(out / "selection.json")
-    with gzip.open(out / "runs.csv.gz", "rb") as f:
-        rows = pd.read_csv(io.BytesIO(f.read()))
-    rows = rows[rows["run"].str.startswith("eval/")]
+    rows = rows[rows["run"].astype(str).str.startswith("eval/")]
     thr, also, base = proto["threshold"], proto["also"], proto["baseline"]
     at, at_also = grok_times(rows, thr), grok_times(rows, also)
     horizons = {t: float(max(_steps(runs[n]["overrides"]) for n in runs if n.split("/")[1] == t)) for t in tasks}
@@ -57,8 +54,8 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0) -> dict:
     lead = pd.DataFrame(board, columns=LEADER)
     agg_df = pd.DataFrame([{"method": m, **a} for m, a in agg.items()]).sort_values(
         "p_improvement", ascending=False, kind="stable")
-    atomic_write(out / "leaderboard.csv", lead.to_csv(index=False))
-    atomic_write(out / "aggregate.csv", agg_df.to_csv(index=False))
+    atomic_write(out / "leaderboard.csv", lead.map(csv_cell).to_csv(index=False))
+    atomic_write(out / "aggregate.csv", agg_df.map(csv_cell).to_csv(index=False))
     from groklab.experiments.grokbench.figures import aggregate_figure, survival_figure
 
     figs = survival_figure(times, horizons, out / "survival", thr, solved) + aggregate_figure(agg_df,
@@ -108,19 +105,19 @@ def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ())
              f"| method | P(improvement vs {proto['baseline']}) [95% CI] | IQM steps / horizon [95% CI] |",
              "|---|---|---|"]
     for _, r in agg.iterrows():
-        lines.append(f"| {r['method']} | {_num(r['p_improvement'])} [{_num(r['p_lo'])}, {_num(r['p_hi'])}] | "
+        lines.append(f"| {md_cell(r['method'])} | {_num(r['p_improvement'])} [{_num(r['p_lo'])}, {_num(r['p_hi'])}] | "
                      f"{_num(r['iqm'])} [{_num(r['iqm_lo'])}, {_num(r['iqm_hi'])}] |")
     lines += ["", "IQM: undefined (–) where more than a quarter of a method's runs never grokked."
               + (f" Left out of both aggregates: {', '.join(unsolved)} (no run of any method grokked: every pair "
                  "is open and every run censored, so the task cannot rank methods)." if unsolved else ""), ""]
     for task, g in lead.groupby("task", sort=False):
-        lines += [f"## {task}", "", f"| method | grokked | median steps [95% CI] | steps to {also:g} | median wall s |"
-                  f" P(improvement) | p | chosen |", "|---|---|---|---|---|---|---|---|"]
+        lines += [f"## {md_cell(task)}", "", f"| method | grokked | median steps [95% CI] | steps to {also:g} | "
+                  "median wall s | P(improvement) | p | chosen |", "|---|---|---|---|---|---|---|---|"]
         for _, r in g.sort_values("median_steps", na_position="last", kind="stable").iterrows():
-            lines.append(f"| {r['method']} | {r['grokked']}/{r['eval_seeds']} | {_num(r['median_steps'], 4)} "
+            lines.append(f"| {md_cell(r['method'])} | {r['grokked']}/{r['eval_seeds']} | {_num(r['median_steps'], 4)} "
                          f"[{_num(r['ci_low'], 4)}, {_num(r['ci_high'], 4)}] | {_num(r['median_steps_at_also'], 4)} | "
                          f"{_num(r['median_wall_s'])} | {_num(r['p_improvement_vs_adamw'])} | {_num(r['p_value'], 2)} |"
-                         f" {r['best_config']} |")
+                         f" {md_cell(r['best_config'])} |")
         lines.append("")
     return "\n".join(lines)
 

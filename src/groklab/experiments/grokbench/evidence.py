@@ -1,0 +1,106 @@
+"""GrokBench's evidence read as data, never as authority: protocol.json, runs.json, selection.json and
+runs.csv.gz checked against each other before anything is judged or written.
+
+A packed benchmark may come from someone else (`groklab grokbench --from`). Every name in it passes the gate
+a name passes when it is declared (protocol.NAME); every evaluation run is one the protocol drew (its methods,
+tasks and evaluation seeds) and names its horizon; every row belongs to a declared run and no (run, step)
+appears twice; a chosen configuration holds config keys and numbers or words. Damage is one line naming the
+file and what is wrong (exit 2), before any output is written.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+
+from groklab.errors import ConfigError
+from groklab.experiments.grokbench.protocol import NAME, NAMED
+
+FILES = ("runs.csv.gz", "runs.json", "protocol.json", "selection.json")
+MAX_BYTES = 256 * 2**20  # one evidence file; the quick board's largest is ~2 MB (runs.csv.gz)
+KEY = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*")  # a config key, e.g. optim.grokfast_lamb
+WORD = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
+
+
+def read_bytes(path: Path) -> bytes:
+    """One evidence file's bytes: a regular file (never a FIFO or device), refused by its size before it is read."""
+    from groklab.errors import StoreError
+    from groklab.store.files import regular
+
+    regular(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise ConfigError(path.name, f"{path.stat().st_size:,} bytes", f"larger than GrokBench evidence can be "
+                                                                         f"({MAX_BYTES:,} bytes)")
+        return path.read_bytes()
+    except OSError as err:
+        raise StoreError(path, "missing" if isinstance(err, FileNotFoundError) else "cannot be read") from None
+
+
+def parse(evidence: dict[str, bytes]):
+    """(protocol doc, runs, selection, rows DataFrame) from the four files' bytes; one line per damaged file."""
+    import pandas as pd
+
+    for name, data in evidence.items():
+        if len(data) > MAX_BYTES:
+            raise ConfigError(name, f"{len(data):,} bytes", f"larger than GrokBench evidence can be "
+                                                           f"({MAX_BYTES:,} bytes)")
+    try:
+        doc, runs, selection = (json.loads(evidence[n]) for n in ("protocol.json", "runs.json", "selection.json"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ConfigError("evidence", "json", f"not JSON ({str(e)[:120]})") from None
+    try:
+        with gzip.open(io.BytesIO(evidence["runs.csv.gz"]), "rb") as f:
+            rows = pd.read_csv(io.BytesIO(f.read(MAX_BYTES + 1)))
+    except Exception as e:  # gzip, CSV and size errors alike: the file is damaged
+        raise ConfigError("runs.csv.gz", "rows", f"cannot be read ({type(e).__name__})") from None
+    check(doc, runs, selection, rows)
+    return doc, runs, selection, rows
+
+
+def check(doc, runs, selection, rows) -> None:
+    """Raise ConfigError on the first inconsistency between the four files (module doc)."""
+    if not isinstance(doc, dict) or not all(k in doc for k in ("protocol", "methods", "tasks", "profile")):
+        raise ConfigError("protocol.json", "keys", "needs protocol, methods, tasks and profile")
+    methods, tasks = list(doc["methods"]), list(doc["tasks"])
+    for kind, names in (("method", methods), ("task", tasks)):
+        bad = [n for n in names if not isinstance(n, str) or not NAME.fullmatch(n)]
+        if bad:
+            raise ConfigError("protocol.json", ascii(bad[0])[:80], f"not a {kind} name: {NAMED}")
+    try:
+        seeds = {int(s) for s in doc["protocol"]["profiles"][doc["profile"]]["eval_seeds"]}
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError("protocol.json", "eval_seeds", "the profile's evaluation seeds are missing") from None
+    want = {f"eval/{t}/{m}/s{s}" for t in tasks for m in methods for s in seeds}
+    if not isinstance(runs, dict):
+        raise ConfigError("runs.json", type(runs).__name__, "must map run names to their overrides")
+    for name, entry in runs.items():
+        ov = entry.get("overrides") if isinstance(entry, dict) else None
+        if not isinstance(ov, list) or not any(isinstance(o, str) and re.fullmatch(r"steps=\d+", o) for o in ov):
+            raise ConfigError("runs.json", ascii(name)[:80], "a run's overrides must name its horizon (steps=N)")
+    evals = {n for n in runs if str(n).startswith("eval/")}
+    if evals != want:
+        odd = sorted(evals ^ want)[0]
+        raise ConfigError("runs.json", ascii(odd)[:80], "the protocol's methods x tasks x evaluation seeds and the "
+                                                        "evaluation runs differ (missing or undeclared)")
+    if not {"run", "step"} <= set(rows.columns):
+        raise ConfigError("runs.csv.gz", "columns", "needs run and step")
+    undeclared = sorted(set(rows["run"].astype(str)) - set(runs))
+    if undeclared:
+        raise ConfigError("runs.csv.gz", ascii(undeclared[0])[:80], "rows of a run runs.json does not declare")
+    twice = rows.duplicated(["run", "step"])
+    if twice.any():
+        r = rows[twice].iloc[0]
+        raise ConfigError("runs.csv.gz", f"{ascii(str(r['run']))[:80]} step {r['step']}", "appears twice: damage")
+    for t in tasks:
+        for m in methods:
+            values = ((selection.get(t) or {}).get(m) or {}).get("values") if isinstance(selection, dict) else None
+            if not isinstance(values, dict):
+                raise ConfigError("selection.json", f"{t}/{m}", "no chosen configuration")
+            for k, v in values.items():
+                if not KEY.fullmatch(str(k)) or not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                     or isinstance(v, str) and WORD.fullmatch(v)):
+                    raise ConfigError("selection.json", ascii(f"{k}={v}")[:80], "a chosen value must be a config "
+                                                                                "key and a number or word")
