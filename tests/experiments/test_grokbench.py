@@ -59,6 +59,30 @@ def test_a_bad_entry_or_overlapping_seeds_is_refused(tmp_path):
         load_protocol(p)
 
 
+def test_a_method_cannot_change_what_the_protocol_fixes_and_sizes_are_bounded(tmp_path):
+    """Reliability V: --add-methods sets and tunes only its optimizer and loss (a `set: [steps=40]` would race on
+    another horizon); an alias bomb or a typo of 10**9 configurations is one line, before anything is drawn."""
+    m = tmp_path / "m.yaml"
+    m.write_text("longer:\n  about: y\n  set: [optim.name=adam, steps=40]\n  tune: {optim.lr: {log: [0.001, 0.01]}}\n")
+    with pytest.raises(ConfigError, match=r"^methods\.longer=.*'steps' is the protocol's"):
+        load_methods(m)
+    m.write_text("x:\n  about: y\n  tune: {split.frac_train: {uniform: [0.3, 0.5]}}\n")
+    with pytest.raises(ConfigError, match="'split.frac_train' is the protocol's"):
+        load_methods(m)
+    lol = "a: &a [" + ",".join(["x"] * 9) + "]\n" + "".join(
+        f"{c}: &{c} [" + ",".join([f"*{p}"] * 9) + "]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    m.write_text(lol + "x:\n  about: *i\n  tune: {optim.lr: {log: [0.001, 0.01]}}\n")
+    with pytest.raises(ConfigError, match=r"^methods="):
+        load_methods(m)
+    p = tmp_path / "p.yaml"
+    for old, new in (("tuning_configs: 2", "tuning_configs: 1000000000"),
+                     ("eval_seeds: [0, 1]", "eval_seeds: [" + ", ".join(map(str, range(2000))) + "]")):
+        assert old in TINY
+        p.write_text(TINY.replace(old, new))
+        with pytest.raises(ConfigError, match=r"^protocol\.profiles\.quick\.(tuning_configs|eval_seeds)="):
+            load_protocol(p)
+
+
 def test_first_share_counts_censored_pairs_as_open():
     a, b = [100.0, 200.0, 300.0], [400.0, Censored(500.0), 150.0]
     assert first_share(a, b) == pytest.approx((7 - 2) / 9 / 2 + 0.5)  # 7 pairs A first, 2 B first

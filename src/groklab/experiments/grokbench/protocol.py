@@ -58,21 +58,36 @@ class Range(BaseModel):
         return self.choice[min(int(u * len(self.choice)), len(self.choice) - 1)]
 
 
+# what a method may set or tune: its optimizer and its loss. The task, horizon, split, seeds, model and
+# evaluation are the protocol's, the same for every method (a method's `set: [steps=40]` would change the race)
+METHOD_KEYS = ("optim.", "loss")
+
+
 class Method(BaseModel):
     """An optimizer or gradient filter groklab has (`set`) and the ranges its tuning draws from (`tune`)."""
     model_config = ConfigDict(extra="forbid")
-    about: str
-    set: list[str] = Field(default_factory=list)
-    tune: dict[str, Range] = Field(min_length=1)
+    about: str = Field(max_length=2_000)
+    set: list[str] = Field(default_factory=list, max_length=64)
+    tune: dict[str, Range] = Field(min_length=1, max_length=64)
+
+    @model_validator(mode="after")
+    def _own_keys(self) -> "Method":
+        keys = [o.split("=", 1)[0].strip() for o in self.set] + list(self.tune)
+        fixed = [k for k in keys if not k.startswith(METHOD_KEYS)]
+        if fixed:
+            raise ValueError(f"{fixed[0]!r} is the protocol's (task, horizon, split, seeds, model, evaluation): a "
+                             f"method sets and tunes only keys starting {' or '.join(METHOD_KEYS)}")
+        return self
 
 
 class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     base: list[str]
     tasks: dict[str, list[str]] = Field(min_length=1)
-    tuning_configs: int = Field(ge=1)
-    tuning_seeds: list[int] = Field(min_length=1)
-    eval_seeds: list[int] = Field(min_length=2)
+    # bounded before anything is drawn or trained: 10**9 tuning configurations or 500,000 seeds are typos
+    tuning_configs: int = Field(ge=1, le=10_000)
+    tuning_seeds: list[int] = Field(min_length=1, max_length=100)
+    eval_seeds: list[int] = Field(min_length=2, max_length=1_000)
 
     @model_validator(mode="after")
     def _disjoint(self) -> "Profile":
@@ -101,7 +116,13 @@ class Protocol(BaseModel):
 
 
 def _read(path: Path, what: str) -> dict:
-    data = load_yaml(read_text(path))
+    try:
+        data = load_yaml(read_text(path))
+    except ConfigError:
+        raise
+    except Exception as e:  # a YAML error, an alias bomb, a document too long: one line naming the file
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:160]
+        raise ConfigError(what, str(path), f"not a YAML document groklab reads ({first})") from None
     if not isinstance(data, dict):
         raise ConfigError(what, str(path), "a YAML mapping")
     return data
