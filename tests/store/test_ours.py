@@ -62,6 +62,29 @@ def test_resume_removes_only_groklabs_own_stale_temp_files(run):
     assert all(f.read_text() == "the user's" for f in users)
 
 
+def test_a_users_file_shaped_like_groklabs_temp_files_is_never_removed(tmp_path):
+    """Reliability V: a name is not ownership. A file shaped exactly like groklab's temp files that was in the
+    folder before the run began stays -- through the run's start, a refused start and a resume."""
+    import time
+
+    from groklab.store import RunStore
+
+    out = tmp_path / "o"
+    out.mkdir()
+    mine = out / ".notes.groklab-1-abcdef12.tmp"
+    mine.write_text("the user's")
+    old = time.time() - 3600
+    os.utime(mine, (old, old))  # made before the run
+    assert is_tmp(mine)
+    train(make_config(tiny(steps=20)), out=out)
+    train(resume=out, steps=30)
+    assert mine.read_text() == "the user's"
+    late = tmp_name(out / "ckpt.pt")  # a writer of this run that died: groklab's, and removed on the next open
+    late.write_bytes(b"half")
+    RunStore.open(out, write=True).close()
+    assert not late.exists() and mine.exists()
+
+
 def test_a_temp_name_is_never_reused_and_never_written_through_a_link(tmp_path):
     names = {tmp_name(tmp_path / "x.json").name for _ in range(50)}
     assert len(names) == 50

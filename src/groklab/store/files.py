@@ -190,10 +190,10 @@ def _read_yaml_mapping(path: str | Path) -> dict:
     return doc
 
 
-def remove_stale_tmp(folder: Path) -> list[Path]:
-    """groklab's temp files of writers that are gone (the caller holds the directory's lock, so all of them);
-    any other file, whatever its name, is left alone."""
-    stale = [f for f in folder.glob(".*.tmp") if is_tmp(f)]
+def remove_stale_tmp(folder: Path, since: float | None = None) -> list[Path]:
+    """groklab's temp files of writers that are gone (the caller holds the directory's lock, so all of them),
+    written at or after `since` (a time; None: any); any other file, whatever its name, is left alone."""
+    stale = [f for f in folder.glob(".*.tmp") if is_tmp(f) and (since is None or f.stat().st_mtime >= since - 1)]
     for f in stale:
         f.unlink(missing_ok=True)
     return stale

@@ -75,7 +75,8 @@ class RunStore:
         try:
             store._lock = RunLock(path).acquire()
             _check_new(path)  # again under the lock: another writer may have been first
-            store._clean()
+            # no cleaning here: a file shaped like groklab's temp files that was in the folder before the run
+            # began is the user's (a name is not ownership); only what this call adds is ever removed
             store.write_config(config)
         except BaseException as err:
             if isinstance(err, OSError):  # e.g. disk full: nothing half-made stays behind
@@ -109,9 +110,15 @@ class RunStore:
         return store
 
     def _clean(self) -> None:
+        """groklab's temp files of writers that are gone: only those written since the run began (its config.yaml),
+        so a file of the same shape that was in the folder before the run is left alone."""
+        try:
+            since = (self.path / CONFIG).stat().st_mtime
+        except OSError:
+            return
         for folder in (self.path, self.path / ARRAYS, self.path / POSTHOC):
             if folder.is_dir():
-                remove_stale_tmp(folder)
+                remove_stale_tmp(folder, since)
 
     def error(self, which: str, reason: str) -> StoreError:
         """A StoreError about one of the run's files: config, metrics, summary or checkpoint."""
