@@ -27,11 +27,19 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from groklab.errors import ConfigError  # noqa: E402
 
+MAX_MEMBERS = 200_000  # a slice of 62 units holds ~20,000 files
+
 
 def unpack(tgz: Path, into: Path) -> Path:
     """The `slice/` tree of `tgz`, extracted below `into` with the "data" filter; its study folders checked."""
     try:
         with tarfile.open(tgz, "r:gz") as tar:
+            names = [m.name.rstrip("/") for m in tar.getmembers()]
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:  # a second member of one name would silently win (a forged claims.json after the real one)
+                raise ConfigError("trees", str(tgz), f"holds {twice[0]!r} twice: a slice has one of each file")
+            if len(names) > MAX_MEMBERS:
+                raise ConfigError("trees", str(tgz), f"holds {len(names):,} members (at most {MAX_MEMBERS:,})")
             tar.extractall(into, filter="data")
     except (tarfile.TarError, OSError, EOFError) as err:
         raise ConfigError("trees", str(tgz), f"is not a readable slice archive ({type(err).__name__}: {err})")

@@ -75,7 +75,7 @@ def _tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kind", ["escape", "link", "foreign", "empty", "garbage"])
+@pytest.mark.parametrize("kind", ["escape", "link", "foreign", "empty", "garbage", "twice"])
 def test_a_hostile_or_foreign_tarball_writes_nothing(tmp_path, held, kind):
     before = {f: f.read_bytes() for f in held.rglob("*") if f.is_file()}
     tgz = tmp_path / "trees.tgz"
@@ -83,7 +83,9 @@ def test_a_hostile_or_foreign_tarball_writes_nothing(tmp_path, held, kind):
         tgz.write_bytes(b"not a tarball")
     else:
         members = {"escape": [("../evil.txt", b"x")], "foreign": [("slice/notastudy/x.txt", b"x")],
-                   "empty": [("other/x.txt", b"x")], "link": []}[kind]
+                   "empty": [("other/x.txt", b"x")], "link": [],
+                   # a forged second claims.json after the real one would win on extraction
+                   "twice": [("slice/fig2/claims.json", b"{}"), ("slice/fig2/claims.json", b'{"forged": 1}')]}[kind]
         infos = []
         for name, data in members:
             info = tarfile.TarInfo(name)
