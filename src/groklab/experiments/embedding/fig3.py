@@ -89,7 +89,7 @@ def smaller_updates(df) -> Claim:
     weight, logs = judge("grad_rms/E", "grad_rms/W", "RMS(dL/dE) / RMS(dL/dW) (per weight)")
     block, block_logs = judge("grad/E", "grad/W", "||dL/dE|| / ||dL/dW|| (per block)")
     old = copy(weight)
-    weight.per_seed = {"per weight": logs, "per block": block_logs}
+    weight.per_seed = {**logs, **{f"{k} per block": v for k, v in block_logs.items()}}
     weight.sensitivity = {"comparison": {"ours": "per weight", "other": "per block", "at": "per block",
                                          "verdict": verdict_of(block.holds, block.reason), "note": block.note}}
     if weight.holds is not None and block.holds is not None and weight.holds != block.holds:
