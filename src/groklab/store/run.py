@@ -75,9 +75,7 @@ class RunStore:
         try:
             store._lock = RunLock(path).acquire()
             _check_new(path)  # again under the lock: another writer may have been first
-            # no cleaning here: a file shaped like groklab's temp files that was in the folder before the run
-            # began is the user's (a name is not ownership); only what this call adds is ever removed
-            store.write_config(config)
+            store.write_config(config)  # no cleaning: a temp-shaped file already here is the user's
         except BaseException as err:
             if isinstance(err, OSError):  # e.g. disk full: nothing half-made stays behind
                 store.abandon()
@@ -110,15 +108,10 @@ class RunStore:
         return store
 
     def _clean(self) -> None:
-        """groklab's temp files of writers that are gone: only those written since the run began (its config.yaml),
-        so a file of the same shape that was in the folder before the run is left alone."""
-        try:
-            since = (self.path / CONFIG).stat().st_mtime
-        except OSError:
-            return
-        for folder in (self.path, self.path / ARRAYS, self.path / POSTHOC):
-            if folder.is_dir():
-                remove_stale_tmp(folder, since)
+        """Temp files of gone writers, written since the run began (its config.yaml): none from before it."""
+        since = (self.path / CONFIG).stat().st_mtime if (self.path / CONFIG).is_file() else float("inf")
+        for folder in (f for f in (self.path, self.path / ARRAYS, self.path / POSTHOC) if f.is_dir()):
+            remove_stale_tmp(folder, since)
 
     def error(self, which: str, reason: str) -> StoreError:
         """A StoreError about one of the run's files: config, metrics, summary or checkpoint."""
