@@ -381,6 +381,10 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     # at frac 0.3 the statistic is ~0.64; the caps at 0.6 and 0.9 are 0.4 and 0.1: it cannot rise
     assert trend.holds is None and trend.reason == "precondition" and "cannot rise" in trend.note
     assert trend.post_hoc["verdict"] == "holds"
-    low = {0.3: [0.2, 0.25, 0.22], 0.6: [0.5, 0.55, 0.52], 0.9: [0.6, 0.62, 0.61]}  # 0.14-0.18 at 0.3: 0.6's cap 0.4
+    # since 2026-12-06 a capped frac is left out, not judged: 0.9's cap 0.1 lies below 0.3's 0.14-0.18, and the two
+    # fracs left cannot show a trend; from 0.1 (0.09-0.1) every cap lies above: all four are judged
+    low = {0.3: [0.2, 0.25, 0.22], 0.6: [0.5, 0.55, 0.52], 0.9: [0.6, 0.62, 0.61]}
     below, trend = fig4.claims(low, {})
-    assert below.holds is True and trend.reason != "precondition"
+    assert below.holds is True and trend.reason == "precondition" and "frac=0.9" in trend.note
+    below, trend = fig4.claims({0.1: [0.1, 0.11, 0.1], **low}, {})
+    assert trend.reason != "precondition" and "left out" not in trend.note

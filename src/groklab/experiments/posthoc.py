@@ -53,9 +53,10 @@ def precondition(claim: Claim, why: str, rev: Revision) -> Claim:
 
 # shared by every "reaches X by the horizon" rule it changed (fig2, threshold)
 CENSOR_RISING = Revision(
-    "2026-11-28", "a run below the level at the horizon whose test accuracy is still rising there is censored "
-    "(cannot tell), not failed", "a run below the level at the horizon fails",
-    "runs cut off mid-rise were counted as failures (a second read of the verdicts, 2026-11-28)")
+    "2026-12-06", "a run below the level at the horizon is failed only where its curve is shown flat there "
+    "(measures.curves.still_rising); otherwise censored (cannot tell)", "a run below the level at the horizon fails",
+    "runs cut off mid-rise were counted as failures (reads of the verdicts, 2026-11-28; a noisy late rise still "
+    "counted as failed, 2026-12-06)")
 
 # a lag or gap needs the fit: where no run of a cell fits, the lag is a bound set by the horizon (investigation)
 FIT_FIRST = Revision(

@@ -160,11 +160,14 @@ RISING_MIN = 0.01  # the least fitted rise over that window that counts (a point
 
 def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RISING_WINDOW,
                  min_rise: float = RISING_MIN, level: float = 0.95) -> bool:
-    """Whether a curve is still rising where the run ended: over its evals in the last `window` of its steps,
-    the Theil-Sen slope's `level` interval (scipy) lies above 0 and the fitted rise across the window is at
-    least `min_rise`. A run that ends below a level it was asked to reach while still rising is censored there
-    -- the horizon cut it off -- not a run that failed to reach it. Fewer than 4 evals in the window: False
-    (no trend can be shown). The same rule for every claim of the form "reaches X by the horizon"."""
+    """Whether a curve may still be rising where the run ended -- a plateau is not shown: over its evals in the
+    last `window` of its steps, the upper end of the Theil-Sen slope's `level` interval (scipy) times the window
+    is at least `min_rise`. A failure has to be earned: a run that ends below a level it was asked to reach is
+    failed only where its curve is shown flat (the whole interval below a rise of `min_rise`), else censored
+    there -- the horizon may have cut it off (since 2026-12-06; until then a run also needed the interval's
+    lower end above 0 to count as rising, and a noisy late rise of +0.02-0.03 counted as failed). Fewer than 4
+    evals in the window: False (no trend can be read). The same rule for every claim of the form "reaches X by
+    the horizon"."""
     from scipy.stats import theilslopes
 
     if len(steps) < 2:
@@ -175,5 +178,5 @@ def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RIS
     if len(pts) < 4 or pts[-1][0] <= pts[0][0]:
         return False
     x, y = zip(*pts)
-    slope, _, lo, _ = theilslopes(y, x, alpha=level)
-    return bool(lo > 0 and slope * (x[-1] - x[0]) >= min_rise)
+    _, _, _, hi = theilslopes(y, x, alpha=level)
+    return bool(hi * (x[-1] - x[0]) >= min_rise)

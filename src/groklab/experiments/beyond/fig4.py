@@ -89,9 +89,10 @@ def _plot(fracs: dict, ceil: dict, path: Path) -> list[Path]:
 RUN_BY_RUN = Revision("2026-11-28", "every run's U-Acc below 0.99 (a run that reaches it contradicts 'cannot reach 1')",
                       "the 95% CI of the mean U-Acc below 0.99 at every frac",
                       "a mean cannot show that no run reaches 1: at frac 0.9, 2 of 5 quick runs reached U-Acc 1.0")
-CAN_RISE = Revision("2026-11-28", "inconclusive (precondition) where (1 - frac) U-Acc cannot rise by construction",
-                    "judged at every frac range", "(1 - frac) U-Acc is capped at 1 - frac: at the quick profile's "
-                    "larger fracs the cap lies below the smallest frac's value, so no rise could be seen")
+CAN_RISE = Revision("2026-12-06", "a frac whose cap 1 - frac lies at or below the smallest frac's mean is left out "
+                    "(it cannot rise by construction); with fewer than two fracs left, inconclusive (precondition)",
+                    "judged at every frac", "(1 - frac) U-Acc is capped at 1 - frac: a capped cell alone made the "
+                    "trend fall (reads of the verdicts, 2026-11-28 and 2026-12-06)")
 
 
 def claims(fracs: dict, ceil: dict) -> list[Claim]:
@@ -106,18 +107,24 @@ def claims(fracs: dict, ceil: dict) -> list[Claim]:
     beyond = {f"frac={x:g}": [(1 - x) * u for u in v if u is not None] for x, v in sorted(fracs.items())}
     xs = {f"frac={x:g}": x for x in sorted(fracs)}
 
-    def judge() -> Claim:
+    def judge(cells) -> Claim:
         c = no_trend("more_data_does_not_generalize_more", "More training data does not improve generalization.",
                      "(1 - frac) * U-Acc (the share of the table right beyond the training set); judged only where "
-                     "it could rise: some larger frac's cap 1 - frac above the smallest frac's mean", beyond, xs, +1)
+                     "it could rise: the fracs whose cap 1 - frac lies above the smallest frac's mean",
+                     {k: beyond[k] for k in cells}, {k: xs[k] for k in cells}, +1)
         c.aggregate["ceiling"] = {f"frac={x:g}": sum(c) / len(c) for x, c in sorted(ceil.items())}
         return c
 
-    c2, old2 = judge(), judge()
     first = mean_ci(beyond[min(xs, key=xs.get)])["mean"] if beyond else None
     caps = {k: round(1 - x, 4) for k, x in xs.items() if x > min(xs.values())}
+    can = [k for k in xs if k not in caps or first is None or caps[k] > first]  # the smallest frac, and risers
+    c2, old2 = judge(can), judge(list(xs))
     c2.aggregate["cap 1 - frac"] = caps
-    if first is not None and caps and max(caps.values()) <= first and c2.reason != "precondition":
+    if first is not None and len(can) < len(xs):
+        c2.note = "; ".join(filter(None, [c2.note, f"left out, they cannot rise (their cap 1 - frac is at or below "
+                                                   f"the smallest frac's mean {first:.3g}): "
+                                                   f"{', '.join(k for k in xs if k not in can)}"]))
+    if first is not None and len(can) < 2 and c2.reason != "precondition":
         c2.inconclusive("precondition", f"(1 - frac) U-Acc cannot rise here: at every larger frac its cap 1 - frac "
                                         f"(at most {max(caps.values()):g}) is at or below the smallest frac's mean "
                                         f"{first:.3g}, so the data could not contradict the claim")
