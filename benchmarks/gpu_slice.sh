@@ -8,8 +8,8 @@
 # these commands (results/PLAN.md). The tree comes back without checkpoints as $OUT/trees.tgz (results/PLAN.md: on return).
 #   bash benchmarks/gpu_slice.sh DEADLINE_S EST_S 'beyond/depth:layers3/*' 'beyond/uniformity:*' ...
 set -u
-case "${1:-}${2:-x}" in *[!0-9]*|"") echo "gpu_slice: DEADLINE_S and EST_S must be whole seconds (got '${1:-}' '${2:-}')" >&2
-    exit 2;; esac
+for n in "${1:-}" "${2:-}"; do case "$n" in ""|*[!0-9]*)
+    echo "gpu_slice: DEADLINE_S and EST_S must be whole seconds (got '${1:-}' '${2:-}')" >&2; exit 2;; esac; done
 deadline=$1 est=$2; shift 2
 [ $# -gt 0 ] || { echo "gpu_slice: name at least one UNIT (study:glob)" >&2; exit 2; }
 [ -d .whl ] && { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \

@@ -20,6 +20,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ def unpack(tgz: Path, into: Path) -> Path:
     try:
         with tarfile.open(tgz, "r:gz") as tar:
             names = [m.name.rstrip("/") for m in tar.getmembers()]
-            twice = sorted({n for n in names if names.count(n) > 1})
+            twice = sorted(n for n, k in Counter(names).items() if k > 1)
             if twice:  # a second member of one name would silently win (a forged claims.json after the real one)
                 raise ConfigError("trees", str(tgz), f"holds {twice[0]!r} twice: a slice has one of each file")
             if len(names) > MAX_MEMBERS:

@@ -24,6 +24,7 @@ from groklab.store import (
     read_summary,
 )
 from groklab.store.citation import after_data, line, statistics
+from groklab.store.escape import md_cell
 from groklab.store.files import begins_with
 from groklab.store.schema import verdict_words
 from groklab.store.tree import inside
@@ -256,13 +257,6 @@ def markdown(root: str | Path) -> str:
     if len(lines) == 2:
         raise ConfigError("report", str(root), "holds no analysed experiment (no claims); run groklab reproduce first")
     return "\n".join(lines)
-
-
-def md_cell(x) -> str:
-    """Text made safe for one Markdown table cell: a '<' that could open a tag escaped, '|' escaped, line breaks
-    joined (a claim's text can neither forge a row nor carry markup into a page; 'f_E < 1' and '->' stay)."""
-    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", str(x))
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def claim_rows(doc: dict) -> list[str]:

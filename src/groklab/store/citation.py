@@ -16,6 +16,7 @@ from groklab.store.schema import verdict_words
 
 MAX_DEPTH = 4  # a forged claims.json cannot nest without end
 MAX_TEXT = 2_000  # characters of one field shown (a forged 20 MB claim text is cut, not printed whole)
+MAX_ITEMS = 40  # values shown per list or mapping; the rest counted
 
 
 def one_line(text, limit: int = MAX_TEXT) -> str:
@@ -24,7 +25,6 @@ def one_line(text, limit: int = MAX_TEXT) -> str:
     terminal, reorder what it shows, or start a line of its own (a forged BibTeX entry)."""
     text = str(text)
     return printable(text[:limit] + ("…" if len(text) > limit else ""))
-MAX_ITEMS = 40  # values shown per list or mapping; the rest counted
 
 
 def number(x) -> str:

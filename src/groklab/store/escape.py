@@ -2,9 +2,7 @@
 formula, a Markdown row or markup (terminal lines: store/citation.one_line)."""
 from __future__ import annotations
 
-import html
-
-from groklab.errors import printable
+import re
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet evaluates at the start of a cell (OWASP)
 
@@ -17,6 +15,8 @@ def csv_cell(value):
     return value
 
 
-def md_cell(value) -> str:
-    """A Markdown table cell: one printable line, `|` escaped, markup shown as text."""
-    return html.escape(printable(value), quote=False).replace("|", "\\|")
+def md_cell(x) -> str:
+    """Text made safe for one Markdown table cell: a '<' that could open a tag escaped, '|' escaped, line breaks
+    joined (a claim's text can neither forge a row nor carry markup into a page; 'f_E < 1' and '->' stay)."""
+    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", str(x))
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")

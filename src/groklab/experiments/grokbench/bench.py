@@ -56,12 +56,13 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     check_out(out, "--out")  # one ownership rule (reproduce's, sweep's): refused before anything is read or trained
     if source is not None:
         evidence = {name: read_bytes(Path(source) / name) for name in FILES}  # all read and checked before any write
-        doc = parse(evidence)[0]
+        parsed = parse(evidence)
+        doc = parsed[0]
         make_out(out, "--out")
         for name, data in evidence.items():
             atomic_write(out / name, data)
         echo(f"grokbench: re-judged from {source} ({doc['profile']} profile)")
-        return judge(out, echo, time.perf_counter() - t0)
+        return judge(out, echo, time.perf_counter() - t0, parsed)  # checked once, judged as read
     proto = load_protocol(protocol_path) if protocol_path else load_protocol()
     every = {**load_methods(), **(load_methods(methods_path) if methods_path else {})}  # a user's file adds
     if profile not in proto.profiles:

@@ -19,12 +19,12 @@ LEADER = ["method", "task", "tuning_runs", "eval_seeds", "grokked", "median_step
           "median_wall_s", "p_improvement_vs_adamw", "p_value", "median_steps_at_also", "best_config"]
 
 
-def judge(out: Path, echo: Callable = print, wall: float = 0.0) -> dict:
+def judge(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple | None = None) -> dict:
     import pandas as pd
 
     t0 = time.perf_counter()
     # read as data: every name gated, every row declared and once (evidence.py), before anything is written
-    doc, runs, selection, rows = parse({n: read_bytes(out / n) for n in FILES})
+    doc, runs, selection, rows = parsed or parse({n: read_bytes(out / n) for n in FILES})
     proto, methods, tasks = doc["protocol"], list(doc["methods"]), doc["tasks"]
     prof = proto["profiles"][doc["profile"]]
     rows = rows[rows["run"].astype(str).str.startswith("eval/")]
