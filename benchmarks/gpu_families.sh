@@ -21,11 +21,13 @@ for model in lstm birnn deep_mlp transformer002 mlp; do
 done
 # 004's ResNet-18 at its sizes (224 px, batch 200, TF32 convolutions as its profile trains), then with the forward in
 # bfloat16 autocast (amp=bf16): ms per step and one run's hours, so the window says whether a run fits one command
-timeout 60 python3 benchmarks/bench_resnet.py --device cuda --case paper --steps 10 --repeats 3 \
-    --json "$dir/resnet.json" >> "$log" 2>&1
-echo "resnet rc $?" >> "$log"
-timeout 60 python3 benchmarks/bench_resnet.py --device cuda --case paper --steps 10 --repeats 3 --amp \
-    --json "$dir/resnet_amp.json" >> "$log" 2>&1
-echo "resnet amp rc $?" >> "$log"
+{
+    timeout 60 python3 benchmarks/bench_resnet.py --device cuda --case paper --steps 10 --repeats 3 \
+        --json "$dir/resnet.json" 2>&1
+    echo "resnet rc $?"
+    timeout 60 python3 benchmarks/bench_resnet.py --device cuda --case paper --steps 10 --repeats 3 --amp \
+        --json "$dir/resnet_amp.json" 2>&1
+    echo "resnet amp rc $?"
+} >> "$log"
 tar czf "$OUT/families.tgz" -C /tmp families
 cat "$log"

@@ -23,7 +23,7 @@ from groklab.store import (
     read_partial,
     read_summary,
 )
-from groklab.store.citation import after_data, line, statistics
+from groklab.store.citation import POST_HOC, after_data, line, statistics
 from groklab.store.escape import md_cell
 from groklab.store.files import begins_with
 from groklab.store.schema import verdict_words
@@ -81,10 +81,11 @@ def _fmt(v, depth: int = 0) -> str:
 
 def verdict(c: dict) -> str:
     """A claim's verdict: 'holds', 'does not hold' or 'inconclusive (reason)' (a `--only` subset: partial), with
-    the unstated settings it depends on or was judged with (a sensitivity arm's, experiments/assumptions.py)."""
+    the unstated settings it depends on or was judged with (a sensitivity arm's, experiments/assumptions.py), and
+    '(post hoc)' for a rule fixed after its data."""
     v = verdict_words(c["holds"], c.get("reason") or "", c.get("depends_on") or ())
     judged = [f"{k}={s['judged_with']}" for k, s in c.get("sensitivity", {}).items() if "judged_with" in s]
-    return v + (f" (judged with {', '.join(judged)})" if judged else "")
+    return v + (f" (judged with {', '.join(judged)})" if judged else "") + (POST_HOC if after_data(c) else "")
 
 
 def _depends(c: dict) -> bool:

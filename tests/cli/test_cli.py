@@ -117,6 +117,7 @@ def test_a_sweep_from_the_command_line(tmp_path, capsys):
     assert main(args) == 0  # again: every run already finished
     assert json.loads(capsys.readouterr().out)["skipped"] == 8
     for bad in (["sweep", "--out", str(tmp_path / "x")], ["sweep", "-m", "optim.lr", "--out", str(tmp_path / "x")],
-                ["sweep", "-m", "optim.lr=abc", "--out", str(tmp_path / "x")]):
+                ["sweep", "-m", "optim.lr=abc", "--out", str(tmp_path / "x")],
+                ["sweep", "-m", "optim.lr=0.1,0.2", "-m", "optim.lr =0.3", "--out", str(tmp_path / "x")]):  # twice
         assert main(bad) == 2
     assert not (tmp_path / "x").exists()

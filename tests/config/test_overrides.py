@@ -15,7 +15,8 @@ def test_a_mistyped_key_names_the_key_it_likely_meant(typo, meant):
         make_config([typo])
 
 
-@pytest.mark.parametrize("far", ["foo=1", "optim.lernrate=1", "every=3"])
+@pytest.mark.parametrize("far", ["foo=1", "optim.lernrate=1", "every=3",
+                                 "optim.weigth_decay.x=1"])  # a close section, no such key below: no guess
 def test_no_guess_where_nothing_is_close_or_the_name_is_ambiguous(far):
     with pytest.raises(ConfigError, match="unknown key") as e:
         make_config([far])

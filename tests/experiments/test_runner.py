@@ -43,7 +43,8 @@ def test_figure_writes_figures_and_well_formed_claims(tree, fig):
         # a rule revised after the profile's data were seen stays post hoc on a rerun of the same profile
         want = False if c.get("post_hoc") else True if c["fixed"]["date"] else None
         assert c["fixed"]["before_data"] is want, (c["id"], c["fixed"])
-        assert c["verdict"] == {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c['reason']})")
+        plain = {True: "holds", False: "does not hold"}.get(c["holds"], f"inconclusive ({c['reason']})")
+        assert c["verdict"] == plain + (" (post hoc)" if want is False else "")  # the verdict says it, too
         assert c["holds"] in (True, False, None) and c["text"] and c["statistic"]
         assert c["kind"] in ("paper", "measurement")
         assert (c["holds"] is None) == (c["reason"] in ("precondition", "censored", "underpowered")), c["id"]

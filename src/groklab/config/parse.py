@@ -93,8 +93,9 @@ def suggest(path: list[str], rest: list[str]) -> str | None:
     split = [k.split(".") for k in keys]
     level = {k[len(path)] for k in split if k[:len(path)] == path and len(k) > len(path)}
     near = difflib.get_close_matches(rest[0], sorted(level), n=1, cutoff=0.75)  # the name alone, not its section
-    if near:
-        return ".".join([*path, near[0], *rest[1:]])
+    real = lambda k: k in keys or any(x.startswith(k + ".") for x in keys)  # noqa: E731 -- a key or a section
+    if near and real(guess := ".".join([*path, near[0], *rest[1:]])):
+        return guess  # only a name that exists: a fixed section with a wrong key below it names nothing
     elsewhere = [k for k in keys if k.endswith(f".{tail}")]
     return elsewhere[0] if len(elsewhere) == 1 else None
 

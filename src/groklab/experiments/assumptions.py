@@ -136,7 +136,8 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         why = alt.note or "its runs meet the precondition"
         return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
                      note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
-                     reason=alt.reason, sensitivity={**claim.sensitivity, a.field: ours}, post_hoc=alt.post_hoc)
+                     reason=alt.reason, sensitivity={**alt.sensitivity, a.field: ours}, post_hoc=alt.post_hoc,
+                     depends_on=list(alt.depends_on))  # the arm's own readings (choices.py) come with it
     there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note,
              "per_seed": alt.per_seed}  # the arm's own values: what a reader cites beside the verdict
     claim.sensitivity[a.field] = there

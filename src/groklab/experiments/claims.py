@@ -182,10 +182,12 @@ def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, s
 
 
 def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, str], event: str,
-               alt: Optional[dict[str, dict[str, tuple]]] = None, quantifier: str = "every") -> Claim:
+               alt: Optional[dict[str, dict[str, tuple]]] = None, quantifier: str = "every",
+               ours: str = "test acc 0.99") -> Claim:
     """"A reaches `event` before B in every cell" (quantifier "some": in at least one cell, each tested at
     ALPHA / the number of cells, Bonferroni): cells {cell: (A times, B times)} (from event_times); alt
-    {threshold label: cells at that threshold}, judged beside and noted when the verdict differs."""
+    {threshold label: cells at that threshold}, judged beside and noted when the verdict differs; a decided
+    verdict that one of them does not reproduce depends on the accuracy threshold (`ours`: the cells' own)."""
     A, B = names
     level = alpha() if quantifier == "every" else alpha() / max(len(cells), 1)
     test = lambda a, b: sooner(a, b, level=level)  # noqa: E731
@@ -205,6 +207,12 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     note = at_thresholds((claim.holds, claim.reason), others)
     if note:
         claim.note = " ".join(filter(None, [claim.note, note + "."]))
+    if claim.holds is not None and any(v[:2] != (claim.holds, claim.reason) for v in others.values()):
+        # a decided verdict the other threshold does not reproduce depends on it (choices.py, since 2026-12-06)
+        from groklab.experiments.choices import weigh  # choices -> posthoc -> claims: imported when used
+
+        claim = weigh(claim, "accuracy threshold", ours, {k: _claim(id, text, rule, {}, {}, v)
+                                                          for k, v in others.items()})
     return claim
 
 

@@ -34,10 +34,14 @@ class Revision:
 def revised(claim: Claim, old: Claim | None, rev: Revision) -> Claim:
     """`claim` (judged by today's rule) marked post hoc, with `old` -- the same claim judged by the rule `rev`
     replaced, on the same runs -- as the verdict beside it. A claim without an old judgement (no runs) is marked
-    all the same."""
+    all the same. A claim already post hoc keeps its first replaced rule and verdict in `post_hoc` (the rule as
+    first fixed), adds the change to its `rule`, and notes the verdict of the rule just replaced."""
     was = verdict_words(old.holds, old.reason, old.depends_on) if old is not None else "not judged"
-    claim.post_hoc = {"since": rev.since, "rule": rev.rule, "replaced": rev.replaced, "verdict": was,
-                      **({"why": rev.why} if rev.why else {})}
+    if claim.post_hoc:  # changed a second time: the first replaced rule and its verdict stay, the change is added
+        claim.post_hoc = {**claim.post_hoc, "rule": f"{claim.post_hoc['rule']}; then, {rev.since}: {rev.rule}"}
+    else:
+        claim.post_hoc = {"since": rev.since, "rule": rev.rule, "replaced": rev.replaced, "verdict": was,
+                          **({"why": rev.why} if rev.why else {})}
     if old is not None and was != verdict_words(claim.holds, claim.reason, claim.depends_on):
         then = says((old.holds, old.reason)) if not old.depends_on else was
         said = f"post hoc ({rev.since}: {rev.rule}): under the rule it replaced ({rev.replaced}) it {then}"

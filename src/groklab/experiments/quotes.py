@@ -34,14 +34,19 @@ def cite(package: str, doc: dict, first_data: str | None = None) -> dict:
     """claims.json content with each claim's `kind`, `quote`, `where` and `thresholds` filled from quotes.yaml
     (kind 'paper' and no quote when the file does not name the claim yet), when its rule was `fixed` and whether
     before the study's data (`first_data`: the first session that trained its runs), and the paper's short id as
-    `source` (what every verdict line cites: store/citation.py)."""
+    `source` (what every verdict line cites: store/citation.py). A claim whose rule was fixed after its data
+    says "(post hoc)" in its `verdict` too."""
     from groklab.experiments.papers import REFERENCES
     from groklab.experiments.posthoc import fixed
+    from groklab.store.citation import POST_HOC, after_data
 
     table = quotes(package).get(doc["figure"], {})
     claims = []
     for c in doc["claims"]:
         q = table.get(c["id"], {})
-        claims.append({**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
-                       "thresholds": q.get("thresholds", {}), "fixed": fixed(package, doc["figure"], c, first_data)})
+        entry = {**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
+                 "thresholds": q.get("thresholds", {}), "fixed": fixed(package, doc["figure"], c, first_data)}
+        if after_data(entry) and "verdict" in entry:  # the verdict itself says its rule came after its data
+            entry["verdict"] += POST_HOC
+        claims.append(entry)
     return {**doc, "source": REFERENCES[package]["id"], "claims": claims}

@@ -74,6 +74,9 @@ def statistics(aggregate: dict) -> str:
     return "; ".join(parts)
 
 
+POST_HOC = " (post hoc)"  # after a verdict judged by a rule fixed after its data (claims.json, reports)
+
+
 def after_data(claim: dict) -> bool:
     """A claim judged by a rule fixed after its data: revised after them (`post_hoc`), or first written after
     them (`fixed.before_data` false)."""

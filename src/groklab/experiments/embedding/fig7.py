@@ -104,8 +104,8 @@ def claims(per: dict) -> list[Claim]:
         c = below(id, text, "log10 of the median over measured steps (> 0) of lambda_E / lambda_W (the mean: the "
                   f"log of the geometric mean; {bound:g} = 10^{math.log10(bound):g})", {"adam": _log10(adam)},
                   ["adam"], math.log10(bound),
-                  {"geo_mean": geo["mean"], "lo": geo["lo"], "hi": geo["hi"], "threshold": bound})
-        c.per_seed = {"adam": adam}
+                  {"ratio": {"geo_mean": geo["mean"], "lo": geo["lo"], "hi": geo["hi"], "threshold": bound}})
+        c.per_seed = {"adam": adam, "adam log10": _log10(adam)}  # the ratio as measured, then on the statistic's scale
         out.append(c)
     out[0] = revised(out[0], out[1], FLATTER)  # the order of magnitude was this claim's rule until the change
     for name in ("adam_lr", "adam_lr_adaptive"):

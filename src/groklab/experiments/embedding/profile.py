@@ -2,12 +2,14 @@
 unstated settings and premises several figures share (weight-decay semantics, the skew law, a rare token)."""
 from __future__ import annotations
 
+from copy import copy
 from pathlib import Path
 
 from groklab.config import make_config
 from groklab.data import make_task, split_of, token_rows
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import says
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim
 from groklab.store import RunStore
 
@@ -68,9 +70,17 @@ def needs_rare(claim: Claim, rows: dict[str, int]) -> Claim:
         why = (f"The skewed split makes no token rare in {len(common)} of {len(rows)} runs (rarest token: "
                f"{common[0]}-{common[-1]} training rows; 'heavily imbalanced' reads <= {RARE}); read without it, the "
                f"rule {was}{f' ({claim.note})' if claim.note else ''}.")
+        without = copy(claim)
         claim.note = ""
-        claim.inconclusive("precondition", why)
+        return revised(claim.inconclusive("precondition", why), without, RARE_TOKENS)
     return claim
+
+
+# added after Figs. 4 and 12 had been judged on both profiles (547c98c): marked where it moves a verdict
+RARE_TOKENS = Revision("2026-11-26", f"inconclusive (precondition) unless every skewed run's split leaves some "
+                       f"token in <= {RARE} training rows", "judged on any skewed split",
+                       "the default skew left every token in 24-29 training rows at p = 97: those splits do not "
+                       "test 'heavily imbalanced' token probabilities (a read of the verdicts, 2026-11-26)")
 
 
 def lr(value: str, why: str, **kw) -> Assumption:
