@@ -84,7 +84,7 @@ def test_fig7_claims_from_hessian_metrics():
     assert c2["adam_lr_adaptive_closer"].holds and not c2["adam_lr_closer"].holds  # no adam_lr runs: cannot hold
     near = {x.id: x for x in fig7.claims({"adam": [0.09, 0.111, 0.12], "adam_lr": [0.1, 0.2, 0.3]})}
     order = near["adam_E_order_of_magnitude_flatter"]
-    assert order.holds is None and order.aggregate["ratio"]["lo"] < 0.1 < order.aggregate["ratio"]["hi"]  # straddles 0.1
+    assert order.holds is None and order.aggregate["ratio"]["lo"] < 0.1 < order.aggregate["ratio"]["hi"]  # straddles
     assert not near["adam_lr_closer"].holds  # closer in the mean, but not beyond the seeds' spread
     assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[1].holds
 
