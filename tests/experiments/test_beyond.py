@@ -388,3 +388,12 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     assert below.holds is True and trend.reason == "precondition" and "frac=0.9" in trend.note
     below, trend = fig4.claims({0.1: [0.1, 0.11, 0.1], **low}, {})
     assert trend.reason != "precondition" and "left out" not in trend.note
+
+
+def test_the_quick_resnet_variant_gives_no_verdict_on_004s_task():
+    from groklab.experiments.beyond import resnet
+    from groklab.experiments.spec import Claim
+
+    c = resnet.variant_only(Claim("late_rise_to_generalization", "t", "s", {}, {}, True))
+    assert c.holds is None and c.reason == "precondition" and "the variant itself holds" in c.note
+    assert c.post_hoc["verdict"] == "holds" and "mod 5" in c.note  # what differs is named, the replaced verdict beside

@@ -98,16 +98,12 @@ def _sweep_text(args) -> str | None:
     grid = {}
     for axis in args.multirun:
         key, _, values = axis.partition("=")
-        if not values:
-            raise ConfigError("multirun", axis, "must be KEY=V1,V2,..., e.g. optim.weight_decay=0,0.1,1")
-        if key.strip() in grid:  # a second axis on one key would silently replace the first
-            raise ConfigError("multirun", axis, f"{key.strip()} is already an axis: give its values once, "
-                              "e.g. -m KEY=V1,V2,V3")
-        key = key.strip()
+        if not values or (key := key.strip()) in grid:  # a second axis on one key would replace the first
+            raise ConfigError("multirun", axis, f"{key} is already an axis: give its values once" if values else
+                              "must be KEY=V1,V2,..., e.g. optim.weight_decay=0,0.1,1")
         grid[key] = [parse_override(f"{key}={v}")[1] for v in _top_level(values)]
-    base = dict(parse_override(text) for text in args.set)
-    seeds = 1 if args.seeds is None else args.seeds
-    return yaml.safe_dump({"base": base, "grid": grid, "seeds": seeds}, sort_keys=False)
+    return yaml.safe_dump({"base": dict(parse_override(text) for text in args.set), "grid": grid,
+                           "seeds": 1 if args.seeds is None else args.seeds}, sort_keys=False)
 
 
 def _top_level(values: str) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from groklab.experiments.spec import Claim
+from groklab.experiments.spec import Claim, says  # noqa: F401 -- says: the studies import it from here
 from groklab.experiments.stats import ALPHA, alpha, select
 from groklab.survival import Censored, concordance, km_median
 
@@ -151,11 +151,6 @@ def at_thresholds(primary: Verdict, others: dict[str, Verdict]) -> str:
     """A note when the verdict changes with the accuracy threshold that defines the event ('' when not)."""
     differ = {k: v for k, v in others.items() if v[0] != primary[0]}
     return "; ".join(f"depends on the threshold: at {k} it {says(v)}" for k, v in differ.items())
-
-
-def says(v: Verdict) -> str:
-    """A verdict as a phrase after "it": "holds", "does not hold", "is inconclusive (reason)"."""
-    return {True: "holds", False: "does not hold"}.get(v[0], f"is inconclusive ({v[1]})")
 
 
 def _compare(cells: dict[str, tuple], names: tuple[str, str], test, show) -> tuple[dict, dict, dict]:

@@ -16,8 +16,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
-from groklab.experiments.claims import says
-from groklab.experiments.spec import Claim
+from groklab.experiments.spec import Claim, says
 from groklab.store.schema import verdict_words
 
 

@@ -58,6 +58,11 @@ class Claim:
         return {**d, "verdict": verdict_words(self.holds, self.reason, self.depends_on)}
 
 
+def says(v: tuple) -> str:
+    """A verdict (holds, reason, ...) as a phrase after "it": "holds", "does not hold", "is inconclusive (reason)"."""
+    return {True: "holds", False: "does not hold"}.get(v[0], f"is inconclusive ({v[1]})")
+
+
 def verdict_of(holds, reason: str = "") -> str:
     """'holds', 'does not hold', or 'inconclusive (reason)' (one verdict, before any arm is weighed)."""
     return verdict_words(holds, reason)

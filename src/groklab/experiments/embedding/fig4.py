@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Optional
 
 from groklab.experiments.assumptions import Assumption
-from groklab.experiments.choices import weigh
 from groklab.experiments.claims import (
     event_times,
     horizon_of,
@@ -89,12 +88,8 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
         c2.inconclusive("precondition", why)
     # 3. skewed fits the training set, yet fails to generalize: it ends below random in test accuracy with a gap of
     # at least GAP below its own training accuracy, at every batch and dataset (post hoc since 2026-11-28)
-    below = _skewed(t, rare, gap=False)
-    c3 = revised(_skewed(t, rare, gap=True), below, PLATEAU)
-    # "fails to generalize" is ours to read: a plateau gap (ours since 2026-11-28) or ending below random (the
-    # reading it replaced); where the two readings of the same runs disagree the verdict depends on it
-    return [c1, c2, weigh(c3, "reading of 'fails to generalize'", f"a train - test gap >= {GAP}",
-                          {"final test accuracy below random's": below})]
+    # (ending below random alone is not read beside as a plausible reading: runs at test 0.98-0.997 generalize)
+    return [c1, c2, revised(_skewed(t, rare, gap=True), _skewed(t, rare, gap=False), PLATEAU)]
 
 
 GAP = 0.1  # "fails to generalize": its final test accuracy at least this below its final training accuracy (ours)

@@ -4,7 +4,9 @@ torch's Adam adds lambda * theta to the gradient before the moment estimates; Ad
 lr * lambda outside them. 002 argues the Adam decay "should be set as learning rate x AdamW decay". Test: for
 every AdamW cell (lr, lambda) run Adam at the matched decay lr * lambda and at the naive decay lambda; per seed,
 MAD = the mean over cells of |final test acc of AdamW - final test acc of that Adam cell|. The relation holds if
-the matched MAD is smaller than the naive one beyond seed noise. Model: the p = 59 MLP of 002's code, batch 256.
+the matched MAD is smaller than the naive one beyond seed noise and (since 2026-12-06, post hoc) below 0.1 (its
+95% CI): "should be set as" is equivalence, and the naive cells sit at chance. Model: the p = 59 MLP of 002's
+code, batch 256.
 
 Differences from the paper and its released code:
 - Model, p = 59, alpha 0.5, batch 256: t3_MLP/t3_MLP.py's (profile.py CODE_MLP); its init is Kaiming / Xavier
@@ -39,7 +41,8 @@ import numpy as np
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import median_time, table
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK_STEPS, budget, code_mlp
-from groklab.experiments.levels import contrast
+from groklab.experiments.levels import all_of, below, contrast
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.heat import heat
 from groklab.plots.style import STYLE, plt, save
@@ -92,10 +95,24 @@ def mads(t: dict, lrs, wds) -> dict[str, list]:
     return out
 
 
+# "should be set as" is a claim of equivalence: matched Adam ends where AdamW ends, cell by cell, within CLOSE of
+# final test accuracy (ours; the paper gives no number). Beating the naive map alone cannot fail where the naive
+# cells sit at chance (every quick cell: 0.011-0.014): the contrast stays, as a part. Written after the data.
+CLOSE = 0.1
+EQUIVALENCE = Revision("2026-12-06", f"also equivalence: the matched map's MAD (its 95% CI) below {CLOSE}",
+                       "the matched map closer to AdamW than the naive map", "a fresh read of the verdicts "
+                       "(2026-12-06): the naive map sits at chance, so beating it says nothing of 'behaves like'")
+
+
 def claims(t: dict, lrs, wds) -> list[Claim]:
-    return [contrast("coupled_is_lr_times_decoupled", "Adam's coupled decay behaves like lr x AdamW's decay.",
-                     "MAD over the lr x lambda grid of |final test acc AdamW(lr, lambda) - Adam(lr, d)|, d = lr * "
-                     "lambda (matched) or lambda (naive)", mads(t, lrs, wds), "matched", "naive", -1)]
+    text = "Adam's coupled decay behaves like lr x AdamW's decay."
+    what = ("MAD over the lr x lambda grid of |final test acc AdamW(lr, lambda) - Adam(lr, d)|, d = lr * lambda "
+            "(matched) or lambda (naive)")
+    m = mads(t, lrs, wds)
+    closer = contrast("coupled_is_lr_times_decoupled", text, what, m, "matched", "naive", -1)
+    near = below("matched within reach", text, what, {"matched": m.get("matched", [])}, ["matched"], CLOSE)
+    both = all_of("coupled_is_lr_times_decoupled", text, {"closer than naive": closer, "equivalent": near})
+    return [revised(both, closer, EQUIVALENCE)]
 
 
 def heat_maps(t: dict, lrs, wds, path: Path) -> list[Path]:
