@@ -217,3 +217,17 @@ def test_an_assumption_reports_the_value_its_runs_used():
     df["optim.lr"] = [30.0, 3.0, 1.0]
     assert in_runs(df, "optim.lr") == "3, 30"  # numbers in numeric order
     assert in_runs(pd.DataFrame(), "optim.lr") is None
+
+
+def test_an_arm_that_reverses_what_our_trained_setups_show_makes_the_claim_depend():
+    from groklab.experiments.assumptions import TRAINED, Assumption, combine
+    from groklab.experiments.spec import Claim
+
+    a = Assumption("lr", "optim.lr", "0.01", "why", other="0.001")
+    ours = Claim("x", "t", "s", {}, {TRAINED: "holds"}, True).inconclusive("precondition", "a setup never fits")
+    alt = Claim("x", "t", "s", {"g": [1]}, {}, False)
+    c = combine(ours, alt, a)
+    assert c.holds is False and c.depends_on == ["optim.lr"] and c.post_hoc["verdict"] == "does not hold"
+    plain = Claim("x", "t", "s", {}, {}, True).inconclusive("precondition", "a setup never fits")
+    c2 = combine(plain, Claim("x", "t", "s", {"g": [1]}, {}, False), a)  # nothing of ours decided: judged on the arm
+    assert c2.holds is False and not c2.depends_on and not c2.post_hoc

@@ -217,3 +217,17 @@ def test_adaptive_c_claims_on_given_times_and_frequencies():
     assert c.holds is None and c.reason == "underpowered"
     times[512, "random", "mean"] = [1600.0, 1760.0, 1920.0, 1680.0, 1840.0]  # 60% later: after every stretched time
     assert {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"].holds is False
+
+
+def test_fig8_counts_a_token_present_in_either_operand_position(tmp_path):
+    """The embedding row of a token is updated wherever it appears: a batch that holds it only as operand b does
+    not count it absent (the operand-a count, shown beside, does)."""
+    from groklab import make_config, train
+    from groklab.experiments.embedding.fig8 import token_stats
+
+    cfg = make_config(["p=11", "split=skewed", "split.frac_train=0.5", "steps=0", "batch_size=8",
+                       "model.d_emb=4", "model.d_hidden=8", "progress=false"])
+    train(cfg, out=tmp_path / "r")
+    s = token_stats(tmp_path / "r")
+    assert all(x <= y for x, y in zip(s["absent"], s["absent_a"]))  # either position: never absent more often
+    assert sum(s["absent"]) < sum(s["absent_a"])  # and, at batch 8 of p = 11, less often somewhere

@@ -7,20 +7,29 @@ study's own `analyze`, and each claim's verdict is combined with the arm's (`com
 - the same verdict in both: it stands, and says so;
 - ours inconclusive because a run the claim presupposes failed (precondition: a setup that never fits) while
   the arm decides: the claim is judged on the arm, whose runs show what the paper's figure shows, and says
-  so -- the setting broke our runs, not the paper's claim;
+  so -- the setting broke our runs, not the paper's claim; where ours, on the runs that met the precondition
+  (aggregate TRAINED), decided the opposite of the arm, it depends on the field (since 2026-12-06);
 - both decided, differently: ours stands, marked `depends_on` the field -- the paper's sentence alone does not
   fix the outcome, and a reader must see that beside the verdict;
 - otherwise ours stands, with the arm's verdict beside it.
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass
 
 import pandas as pd
 
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import PROFILES, Claim, RunSpec, seed_of, verdict_of
 
 ARM = "arm-"  # prefix of an arm's folder below the study
+# a claim's aggregate entry: its verdict on the runs that met its precondition (a study sets it where it can)
+TRAINED = "verdict on the setups that trained"
+SPLIT = Revision("2026-12-06", "judged on an arm where ours fails a precondition, it depends on the field when ours "
+                 "decides the opposite on the runs that met the precondition", "judged on the arm alone",
+                 "a fresh read (2026-12-06): Fig. 10's rank_E_stable holds on the setups lr 0.01 trains, fails on "
+                 "the lr 0.001 arm, and read 'does not hold'")
 MIN_ARM_SEEDS = 3  # an arm whole at fewer seeds than the study is judged at its own from this many
 
 
@@ -134,10 +143,17 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         ours = {**entry, "judged_with": a.other, "at": a.ours, "verdict": verdict_of(claim.holds, claim.reason),
                 "note": claim.note, "per_seed": claim.per_seed, "aggregate": claim.aggregate}
         why = alt.note or "its runs meet the precondition"
-        return Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
-                     note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
-                     reason=alt.reason, sensitivity={**alt.sensitivity, a.field: ours}, post_hoc=alt.post_hoc,
-                     depends_on=list(alt.depends_on))  # the arm's own readings (choices.py) come with it
+        # ours, where its runs met the precondition, decided the opposite of the arm: the setting decides it
+        split = claim.aggregate.get(TRAINED) == {True: "does not hold", False: "holds"}[alt.holds]
+        out = Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
+                    note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
+                    reason=alt.reason, sensitivity={**alt.sensitivity, a.field: ours}, post_hoc=alt.post_hoc,
+                    depends_on=list(alt.depends_on))  # the arm's own readings (choices.py) come with it
+        if not split:
+            return out
+        alone = deepcopy(out)
+        out.depends_on.append(a.field)
+        return revised(out, alone, SPLIT)
     there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note,
              "per_seed": alt.per_seed}  # the arm's own values: what a reader cites beside the verdict
     claim.sensitivity[a.field] = there

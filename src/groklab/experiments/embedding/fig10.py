@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groklab.experiments.assumptions import Assumption
+from groklab.experiments.assumptions import TRAINED, Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.levels import above, all_of, below, every_seed
@@ -203,6 +203,7 @@ def judge(claim: Claim, setups, unfit: dict) -> Claim:
     but a setup never fit its training set, it is inconclusive (precondition) -- that setup could still refute it."""
     missing = [unfit[n] for n in setups if n in unfit]
     if claim.holds is True and missing:
+        claim.aggregate[TRAINED] = "holds"  # what ours says where it could: an arm deciding otherwise makes it depend
         return claim.inconclusive("precondition", "; ".join(missing) + " (it holds on the setups that trained)")
     return claim
 

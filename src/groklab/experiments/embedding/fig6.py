@@ -7,7 +7,7 @@ from pathlib import Path
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import run_table
+from groklab.experiments.stats import run_table, select
 from groklab.plots.curves import acc_grid
 
 NAME = "fig6"
@@ -68,7 +68,29 @@ def claims(t, t95=None) -> list[Claim]:
                                   {task: cells[task]}, (variant, "adam"), EVENT.format(0.99), one))
         out.append(time_claim(f"{variant}_faster_all", f"{_name(variant)} groks faster than Adam on all four tasks.",
                               cells, (variant, "adam"), EVENT.format(0.99), alt))
+    for c in out:  # a run that never reaches 0.99 is censored: say what it did instead, per arm
+        tasks = TASKS if c.id.endswith("_all") else [c.id.rsplit("_", 1)[1]]
+        variant = c.id.rsplit("_faster_", 1)[0]
+        said = [m for task in tasks for arm, where in ((variant, VARIANTS[variant]), ("adam", ADAM))
+                for m in [_missed(t, task, where, arm)] if m]
+        c.note = "; ".join(filter(None, [c.note, *said]))
     return out
+
+
+def _missed(t, task: str, where: dict, arm: str) -> str:
+    """'arm on task: k of n runs never fit the training set, m fit but end below test acc 0.99 (final ...)' or ''."""
+    sub = select(t, task__name=task, **where) if t is not None and len(t) else []
+    if not len(sub):
+        return ""
+    unfit = sub["t_train"].isna()
+    stalled = ~unfit & sub["t_test"].isna()
+    if not unfit.any() and not stalled.any():
+        return ""
+    finals = sub.loc[stalled, "final_test"]
+    lo, hi = (f"{finals.min():.3g}", f"{finals.max():.3g}") if len(finals) else ("", "")
+    end = f" (final test {lo if lo == hi else f'{lo}-{hi}'})" if len(finals) else ""
+    return (f"{arm} on {task}: {int(unfit.sum())} of {len(sub)} runs never fit the training set, "
+            f"{int(stalled.sum())} fit but end below test acc 0.99{end}")
 
 
 def _pair(t, task, where) -> tuple:
