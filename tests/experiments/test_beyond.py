@@ -397,3 +397,20 @@ def test_the_quick_resnet_variant_gives_no_verdict_on_004s_task():
     c = resnet.variant_only(Claim("late_rise_to_generalization", "t", "s", {}, {}, True))
     assert c.holds is None and c.reason == "precondition" and "the variant itself holds" in c.note
     assert c.post_hoc["verdict"] == "holds" and "mod 5" in c.note  # what differs is named, the replaced verdict beside
+
+
+def test_l_acc_falls_back_like_u_acc_where_grokking_never_took_off():
+    """Without a GO, U-Acc is the highest test accuracy after the fit and L-Acc the lowest from there on (so a row
+    without GO still has both); with a GO both stay 004's."""
+    import pandas as pd
+
+    from groklab.experiments.variants import events
+
+    steps = [0, 10, 20, 30, 40, 50]
+    flat = {"train/acc": [0.1, 1.0, 1.0, 1.0, 1.0, 1.0], "test/acc": [0.1, 0.30, 0.35, 0.38, 0.33, 0.36]}
+    rise = {"train/acc": [0.1, 1.0, 1.0, 1.0, 1.0, 1.0], "test/acc": [0.1, 0.2, 0.9, 0.95, 0.7, 0.8]}
+    rows = [{"run": run, "step": s, "train/acc": c["train/acc"][i], "test/acc": c["test/acc"][i]}
+            for run, c in (("flat/s0", flat), ("rise/s0", rise)) for i, s in enumerate(steps)]
+    t = events(pd.DataFrame(rows)).set_index("run")
+    assert t.at["flat/s0", "u_or_max"] == 0.38 and t.at["flat/s0", "l_or_min"] == 0.33  # no GO: 0.35 < 0.30 + 0.1
+    assert t.at["rise/s0", "u_or_max"] == 0.95 and t.at["rise/s0", "l_or_min"] == 0.7  # 004's U-Acc and L-Acc

@@ -10,14 +10,15 @@ from groklab.plots.curves import acc_grid
 
 def events(df: pd.DataFrame) -> pd.DataFrame:
     """Per run: the run table's events plus `u_or_max` -- U-Acc, or when grokking never took off, the
-    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67) -- and
+    highest test accuracy after the training set was fit (what 004's table reports for STRIP k=67) --,
+    `l_or_min` likewise (L-Acc, or the lowest test accuracy from that highest one's first eval on), and
     `h_or_max`, the holdout accuracy (holdout/acc, SQUARE/STRIP runs) at that same eval (None without one)."""
     from groklab.experiments.stats import run_table
 
     t = run_table(df)
     if t.empty:
         return t
-    best, held = {}, {}
+    best, held, low = {}, {}, {}
     go_at = dict(zip(t["run"], t["go_step"])) if "go_step" in t else {}
     for run, g in df.dropna(subset=["test/acc"]).groupby("run"):
         g = g.sort_values("step")
@@ -26,11 +27,14 @@ def events(df: pd.DataFrame) -> pd.DataFrame:
         go = go_at.get(run)
         if go is not None and pd.notna(go):  # U-Acc: the first highest test accuracy from GO on
             after = g[g["step"] >= go]
-        row = after.loc[after["test/acc"].idxmax()]
+        top = after["test/acc"].idxmax()
+        row = after.loc[top]
         best[run] = float(row["test/acc"])
+        low[run] = float(after["test/acc"].iloc[after.index.get_loc(top):].min())  # from the highest's first eval
         h = row.get("holdout/acc")
         held[run] = float(h) if h is not None and pd.notna(h) else None
     t["u_or_max"] = [u if pd.notna(u) else best[r] for r, u in zip(t["run"], t["u_acc"])]
+    t["l_or_min"] = [v if pd.notna(v) else low[r] for r, v in zip(t["run"], t["l_acc"])]
     t["h_or_max"] = [held.get(r) for r in t["run"]]
     return t
 

@@ -18,17 +18,16 @@ Differences from the paper and its released code:
 - Horizon: str.py 30,000 epochs, but rec.py (SQUARE) sets num_epochs 300, below every SQUARE GO-epoch of the table
   (1,500-3,400); ours 30,000 steps (paper); quick: up to 15,000, the random split stopping 300 steps after it
   holds 0.99 and a holdout run after 4,000 steps without a rise of 0.01 (stop.plateau).
-- Random baseline: §6.1's 1-layer model at frac 0.3; base.py (the random split) defaults to num_layers 2,
-  frac_train 0.5, seed 11; ours the 1-layer model at 0.3, like the holdout runs.
+- Random baseline: §6.1's 1-layer model at frac 0.3 (base.py: 2 layers, frac_train 0.5, seed 11), like the holdouts.
 - Ids: rec.py and base.py share operand ids (d = 0), str.py offsets b by d = 60 (vocab 170, '=' id 169). Our
   random, square and strip rows share ids; strip_offset uses d = round(60 p / 97) and vocab d + p + 1 (str.py's
   ids 157-168 are never used either); strip_own_ids (encoding=sep) is our control, in no release file.
 - Events: the release evaluates every epoch and computes no U-Acc, L-Acc or GO-epoch (read off its curves); ours
-  from evals every 100 steps (quick 50) by the rule above; without a GO, U-Acc is the highest after the fit.
+  from evals every 100 steps (quick 50) by the rule above; without a GO, U-Acc is the highest after the fit and
+  L-Acc the lowest from there on (since 2026-12-06; until then no L-Acc without a GO).
 - Statistic: the paper reports one run per row; ours the mean [95% CI] over seeds, "U-Acc falls with k" as Spearman
   rho <= -0.5 with its CI below 0, "disappear" as no GO on any seed (the text states no statistic).
-- Ours, not the paper's: the coverage ceilings (ceiling.py; the text never fixes n), H-Acc (accuracy on the holdout
-  alone) and the composition baseline (1 - s) + s/p.
+- Ours: the coverage ceilings (ceiling.py; n not in the text), H-Acc (the holdout alone), the baseline (1 - s) + s/p.
 - Seeds: one run per row; rec.py/str.py shuffle with random.seed(0) and seed no torch init; ours seeds 0..n-1
   (quick 5, paper 3) for both init and split, drawn by torch: other splits than the release's.
 """
@@ -104,7 +103,7 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
     t = pd.concat([t.reset_index(drop=True), pd.DataFrame(cols)], axis=1)
     rows = []
     for (group, k97), g in t.groupby(["group", "k97"], sort=False):
-        u, lo, go = mean_ci(g["u_or_max"]), mean_ci(g["l_acc"]), mean_ci(g["go_step"])
+        u, lo, go = mean_ci(g["u_or_max"]), mean_ci(g["l_or_min"]), mean_ci(g["go_step"])
         h = mean_ci(g["h_or_max"])
         first = g.iloc[0]
         by_n = [expected_ceiling(first["split.name"], None if group == "random" else int(first["split.k"]),
@@ -117,7 +116,8 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
                      "U_se": _se(g["u_or_max"]), "L": lo["mean"], "GO": go["mean"], "GO_lo": go["lo"],
                      "GO_hi": go["hi"], "grokked": int(g["go_step"].notna().sum()),
                      "U_per_seed": [round(x, 4) for x in g["u_or_max"]],
-                     "L_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_acc"]],
+                     "L_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_or_min"]],
+                     "L_go_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_acc"]],  # until 12-06
                      "last_per_seed": [int(x) for x in g["last_step"]],
                      "H": h["mean"], "H_lo": h["lo"], "H_hi": h["hi"],
                      "H_per_seed": [None if _none(x) else round(x, 4) for x in g["h_or_max"]],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from groklab.experiments.levels import above, all_of, below
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.published import matches
 from groklab.experiments.spec import Claim
 from groklab.survival import Censored
@@ -43,8 +44,18 @@ def published_claims(by: dict) -> list:
         if ps != {P}:
             claim.inconclusive("precondition", f"Table 1's numbers are at p = {P}; these runs train p = "
                                                f"{', '.join(map(str, sorted(ps))) or 'none'}")
+        if key == "l_acc" and all("L_go_per_seed" in r for r in rows.values()):  # L-Acc no longer needs a GO
+            old = matches(claim.id, claim.text, label, {name(*c): list(r["L_go_per_seed"]) for c, r in rows.items()},
+                          ref, res)
+            claim = revised(claim, old if ps == {P} else None, L_WITHOUT_GO)
         out.append(claim)
     return out
+
+
+L_WITHOUT_GO = Revision("2026-12-06", "L-Acc without a GO: the lowest test accuracy from the highest's first eval "
+                        "on, as U-Acc falls back to the highest", "no L-Acc where a seed had no GO",
+                        "a fresh read (2026-12-06): U-Acc had a no-GO fallback and L-Acc none, so a row without GO "
+                        "left the claim without data (a precondition) where it was only underpowered")
 
 
 def _values(row, field: str) -> list:
