@@ -414,3 +414,16 @@ def test_l_acc_falls_back_like_u_acc_where_grokking_never_took_off():
     t = events(pd.DataFrame(rows)).set_index("run")
     assert t.at["flat/s0", "u_or_max"] == 0.38 and t.at["flat/s0", "l_or_min"] == 0.33  # no GO: 0.35 < 0.30 + 0.1
     assert t.at["rise/s0", "u_or_max"] == 0.95 and t.at["rise/s0", "l_or_min"] == 0.7  # 004's U-Acc and L-Acc
+
+
+def test_med_weighs_the_changes_ranks_beside_pearson_on_every_operation():
+    """Per operation, Pearson r of the changes decides and the changes' Spearman rho is read beside: where one holds
+    and the other does not, the verdict depends on the reading (every operation alike, not only the first)."""
+    from groklab.experiments.beyond import med
+
+    corr = {f"op{j}/s{s}": (rho, r) for j, (rho, r) in ((0, (0.6, 0.7)), (3, (-0.6, 0.6))) for s in range(3)}
+    levels = {k: (0.5, 0.5) for k in corr}
+    ours = {c.id: c for c in med.claims(corr, levels)}
+    ranks = {c.id: c for c in med.claims(corr, levels, by="spearman")}
+    assert ours["med_tracks_test_loss_add"].holds and ours["med_tracks_test_loss_a^2+a*b+b^2"].holds  # r decides
+    assert ranks["med_tracks_test_loss_add"].holds and ranks["med_tracks_test_loss_a^2+a*b+b^2"].holds is False

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import at_last, time_claim
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
@@ -46,6 +47,9 @@ def claims(go: dict, last: dict) -> list[Claim]:
     """Each structured init reaches GO (grokking onset) before the default (a run without one censored at its
     last step)."""
     base = at_last(go.get("default", []), last.get("default", []))
-    return [time_claim(f"{v}_groks_earlier", f"The {v} embedding init groks earlier than the default.",
-                       {"all": (at_last(go.get(v, []), last.get(v, [])), base)}, (v, "default"),
-                       "GO step (grokking onset) per seed") for v in ("toeplitz", "circulant")]
+    toeplitz, circulant = (time_claim(f"{v}_groks_earlier", f"The {v} embedding init groks earlier than the default.",
+                                      {"all": (at_last(go.get(v, []), last.get(v, [])), base)}, (v, "default"),
+                                      "GO step (grokking onset) per seed") for v in ("toeplitz", "circulant"))
+    # 004's prose says "circulant", its formula and code Toeplitz(r, r): the prose's reading is weighed beside
+    return [weigh(toeplitz, "construction of the init", "Toeplitz(r, r) (004's formula and code)",
+                  {"circulant (004's prose)": circulant}), circulant]

@@ -111,10 +111,11 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     # the replaced rule: levels, read to the run's end and (an arm of ours) to 1,000 steps after grokking
     alt = {c.id: c for c in claims(correlations(df, after_grok=AFTER_GROK, changes=False))}
     was = {c.id: combine(c, alt.get(c.id), WINDOW) for c in claims(levels)}
-    # how close "closely matches" is the paper does not say: the sign alone (every seed's r > 0) read beside
-    sign = {c.id: c for c in claims(changes, levels, bar=0.0)}
-    return _plot(df, out / "med"), [weigh(revised(c, was.get(c.id), CHANGES), "bar on the median r", f"{RHO:g}",
-                                          {"0 (every r > 0 alone)": sign[c.id]}) for c in judged]
+    # "nearly identical changes" does not say how the changes are compared: their ranks read beside (Spearman rho
+    # of the changes, the same bar); until 2026-12-06 the sign alone (bar 0), no reading of "closely matches"
+    ranks = {c.id: c for c in claims(changes, levels, by="spearman")}
+    return _plot(df, out / "med"), [weigh(revised(c, was.get(c.id), CHANGES), "correlation of the changes",
+                                          "Pearson r", {"Spearman rho": ranks[c.id]}) for c in judged]
 
 
 def _present(runs) -> list[int]:
@@ -146,25 +147,26 @@ def _plot(df, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
-def claims(corr: dict, levels: dict | None = None, bar: float = RHO) -> list[Claim]:
+def claims(corr: dict, levels: dict | None = None, bar: float = RHO, by: str = "pearson") -> list[Claim]:
     """Per operation, every seed's correlation > 0 and their median >= RHO: with `levels` (run -> the levels'
     correlations, shown beside as a measurement) `corr` holds the changes' and the Pearson r decides (the rule since
     2026-11-28); without, `corr` holds the levels' and Spearman rho decides (the rule it replaced)."""
     out = []
     changes = levels is not None
-    what = ("Pearson r between the step-to-step changes (consecutive evals) of MED and of test loss" if changes else
-            "Spearman rho between MED and test loss")
+    by_ranks = changes and by == "spearman"  # the changes' ranks decide (a reading weighed beside ours)
+    what = (f"{'Spearman rho' if by_ranks else 'Pearson r'} between the step-to-step changes (consecutive evals) of "
+            "MED and of test loss" if changes else "Spearman rho between MED and test loss")
     for j in _present(corr):
         op = OPS[j]
         runs = [r for r in sorted(corr) if variant_of(r) == f"op{j}"]
         rho, r = [corr[x][0] for x in runs], [corr[x][1] for x in runs]
-        decide = r if changes else rho
+        decide = r if changes and not by_ranks else rho
         ok = [x for x in decide if x is not None]
         med = statistics.median(ok) if ok else None
         shown = {"pearson": r, "spearman": rho}
         if changes:
             shown["spearman of the levels"] = [levels.get(x, (None, None))[0] for x in runs]
-        word = "r" if changes else "rho"
+        word = "r" if changes and not by_ranks else "rho"
         agg = {f"median {word}": med}
         if changes:
             ranks = [x for x in rho if x is not None]

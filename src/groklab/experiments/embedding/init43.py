@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.assumptions import Assumption
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import event_times, shown, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
@@ -68,7 +69,10 @@ def claims(t, t95=None) -> list[Claim]:
                        {"test acc 0.95": {"mul": (_arm(t95, a, "t_test"), _arm(t95, b, "t_test"))}}
                        if t95 is not None else None)
         c.per_seed.update({f"{x} t_train": shown(_arm(t, x, "t_train")) for x in (a, b)})
-        return c
+        # "converge" may mean fitting the training set: that reading of the same runs is weighed beside
+        fit = time_claim(id, text, {"mul": (_arm(t, a, "t_train"), _arm(t, b, "t_train"))}, (a, b),
+                         "t_train = first eval step with train acc >= 0.99")
+        return weigh(c, "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
 
     return [claim("frozen_converges_slower", "Frozen embeddings converge more slowly than trained ones (default "
                   "init).", "default", "frozen"),
