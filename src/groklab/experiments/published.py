@@ -6,6 +6,12 @@ new run, mean +- t(1 - a/2, n - 1) s sqrt(1 + 1/n), with a = alpha() / cells (Bo
 by the resolution the paper states for its number (e.g. a GO epoch read every 100 epochs: "1500(100)"). An
 interval wider than the range of the published column cannot tell its rows apart: such a cell leaves the claim
 underpowered, not holding.
+
+Intervals from three seeds are wide, and a per-cell test cannot see a shift that every cell shares. So the cells
+are pooled too (since 2026-12-06, post hoc): were the paper's run one more of ours, its number would lie above all
+n of a cell's runs with probability 1/(n + 1), and below all with the same; the count of cells where it does, on
+either side, is a sum of independent Bernoullis (exact, Poisson-binomial). A count beyond alpha() / 2 on one side
+is a shift between the paper's runs and ours: the claim does not hold, whatever the single cells say.
 """
 from __future__ import annotations
 
@@ -31,7 +37,7 @@ def interval(values: list, cells: int, resolution: float = 0.0) -> Optional[tupl
 
 
 def matches(id: str, text: str, what: str, values: dict[str, list], reference: dict[str, float],
-            resolution: Optional[dict[str, float]] = None) -> Claim:
+            resolution: Optional[dict[str, float]] = None, pooling: bool = True) -> Claim:
     """Every cell's published number lies inside our prediction interval for one new run (see the module):
     holds when each does; does not hold when one lies outside; inconclusive when a cell has fewer than 2 runs
     (precondition), a run only bounds its value (censored: never reached the event), or an interval is wider
@@ -43,7 +49,9 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
                "n": len(values.get(c, []))} for c in cells}
     stat = (f"{what} per seed; per cell the {pct()} prediction interval for one new run (t, Bonferroni over "
             f"{len(cells)} cells, widened by the published resolution); holds if every published value lies inside; "
-            "does not hold if one lies outside; otherwise inconclusive")
+            "does not hold if one lies outside" + (", or if the published values lie beyond all of our runs on one "
+                                                   "side in more cells than chance allows (pooled, exact)"
+                                                   if pooling else "") + "; otherwise inconclusive")
     c = Claim(id, text, stat, {k: values.get(k, []) for k in cells}, agg)
     censored = [k for k in cells if any(isinstance(x, Censored) for x in values.get(k, []))]
     outside = [k for k in cells if k not in censored and pis[k] is not None
@@ -55,6 +63,14 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
     if censored:
         return c.inconclusive("censored", f"runs of {', '.join(censored)} never reached the event: no interval")
     few = [k for k in cells if pis[k] is None]
+    shift = pooled({k: values.get(k, []) for k in cells if k not in censored}, reference) if pooling else None
+    if shift:
+        c.aggregate["pooled"] = shift
+        if shift["p"] <= alpha() / 2:
+            c.holds, c.note = False, (f"the published value lies {shift['side']} all of our runs in {shift['cells']} "
+                                      f"of {shift['of']} cells (chance {shift['expected']:.2g}; one-sided p = "
+                                      f"{shift['p']:.2g}): a shift between the paper's runs and ours")
+            return c
     if few or not cells:
         return c.inconclusive("precondition", f"fewer than 2 runs in {', '.join(few) or 'every cell'}")
     # an interval wider than the published column's own range cannot tell its rows apart: consistent with
@@ -67,3 +83,24 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
                                               f"n = {sorted({len(values.get(k, [])) for k in cells})} seeds")
     c.holds = True
     return c
+
+
+def pooled(values: dict[str, list], reference: dict[str, float]) -> Optional[dict]:
+    """The cells where the published value lies above (below) every run of ours, and the exact one-sided p of that
+    many or more were it one more run of ours (cell by cell probability 1/(n + 1)); the more extreme side."""
+    cells = {k: [float(x) for x in v if x is not None] for k, v in values.items() if reference.get(k) is not None}
+    cells = {k: v for k, v in cells.items() if len(v) >= 2}
+    if not cells:
+        return None
+    best = None
+    for side, beyond in (("above", lambda r, v: r > max(v)), ("below", lambda r, v: r < min(v))):
+        hits = sum(beyond(reference[k], v) for k, v in cells.items())
+        probs = [1 / (len(v) + 1) for v in cells.values()]
+        dist = [1.0]  # Poisson-binomial by convolution: dist[j] = P(exactly j cells)
+        for q in probs:
+            dist = [(dist[j] if j < len(dist) else 0.0) * (1 - q) + (dist[j - 1] * q if j else 0.0)
+                    for j in range(len(dist) + 1)]
+        p = sum(dist[hits:])
+        if best is None or p < best["p"]:
+            best = {"side": side, "cells": hits, "of": len(cells), "expected": sum(probs), "p": round(p, 6)}
+    return best

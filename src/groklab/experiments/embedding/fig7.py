@@ -113,6 +113,7 @@ def claims(per: dict) -> list[Claim]:
         c = contrast(f"{name}_closer", f"With {name}, lambda_max of E and W are closer than with Adam.",
                      "|log10(lambda_E / lambda_W)| of the median ratio",
                      {name: [abs(x) for x in _log10(lr)], "adam": [abs(x) for x in _log10(adam)]}, name, "adam", -1)
-        c.per_seed = {"adam": adam, name: lr}
+        c.per_seed = {"adam |log10|": [abs(x) for x in _log10(adam)], f"{name} |log10|": [abs(x) for x in _log10(lr)],
+                      "adam": adam, name: lr}  # the statistic's scale, then the ratios as measured
         out.append(c)
     return out

@@ -16,14 +16,19 @@ Judged on the caption's left panel (Adam); Adam-LR's values are shown beside it.
 from __future__ import annotations
 
 import math
+from copy import copy
 
 import numpy as np
 from scipy.stats import spearmanr
 
 from groklab.experiments.levels import every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import run_table
 
+CADENCE = Revision("2026-12-06", "a seed whose window holds too few measurements makes the claim inconclusive "
+                   "(precondition: the cadence), not censored", "inconclusive (censored)",
+                   "a fresh read (2026-12-06): every run grokked; the cadence, not the runs, left it open")
 WHEN = 2.0  # "when": the peak within a factor 2 of t_train either way (our reading; one octave on a log axis)
 MIN_POINTS = 4  # measured steps a correlation needs
 
@@ -57,9 +62,10 @@ def per_run(df) -> dict[str, dict]:
             band = (t_train / WHEN, t_train * WHEN)
             within = True if band[0] <= lo and hi <= band[1] else False if hi < band[0] or lo > band[1] else None
         end = t_test if t_test is not None and t_test == t_test else float(h["step"].max()) if len(h) else None
-        rho = {}
+        rho, few = {}, False
         if fit and end is not None:
             win = h[(h["step"] >= t_train) & (h["step"] <= end)]
+            few = len(win) < MIN_POINTS  # the measuring cadence, not the run, leaves the window unresolved
             a = acc[acc["run"] == run].set_index("step")["test/acc"]
             y = a.reindex(win["step"]).to_numpy()
             keep = np.isfinite(y)
@@ -69,7 +75,7 @@ def per_run(df) -> dict[str, dict]:
                     rho[block] = round(float(spearmanr(lam, y[keep])[0]), 3)
         out[run] = {"t_train": float(t_train) if fit else None, "w_peak": peak,
                     "octaves": None if octave is None else round(octave, 3), "within": within,
-                    "rho": rho.get("E"), "rho_W": rho.get("W")}
+                    "rho": rho.get("E"), "rho_W": rho.get("W"), "few": few}
     return out
 
 
@@ -88,6 +94,13 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                    "t_train to t_test (or the last step)", {g: of(g, "rho") for g in groups},
                    lambda v: None if v is None else v < 0, "rho < 0", shown=shown("rho"),
                    aggregate={"control: rho of lambda_max(H_WW), same window": shown("rho_W")})
+    few = sum(bool(x) for x in of(groups[0], "few"))
+    if e.holds is None and few and few == sum(x is None for x in of(groups[0], "rho")):
+        was = copy(e)  # every seed that cannot tell has too few measurements in its window: a design limit
+        e.reason, e.note = "precondition", ""
+        e = revised(e.inconclusive("precondition", f"{few} of {len(of(groups[0], 'rho'))} seeds have fewer than "
+                                   f"{MIN_POINTS} Hessian measurements between t_train and t_test: the measuring "
+                                   "cadence cannot resolve the window (not censoring)"), was, CADENCE)
     both = [x for x in of(groups[0], "rho_W") if x is not None]
     if both:  # the sentence pairs validation with E: say whether W's curvature falls with it too
         falls = sum(x < 0 for x in both)

@@ -4,9 +4,9 @@ torch's Adam adds lambda * theta to the gradient before the moment estimates; Ad
 lr * lambda outside them. 002 argues the Adam decay "should be set as learning rate x AdamW decay". Test: for
 every AdamW cell (lr, lambda) run Adam at the matched decay lr * lambda and at the naive decay lambda; per seed,
 MAD = the mean over cells of |final test acc of AdamW - final test acc of that Adam cell|. The relation holds if
-the matched MAD is smaller than the naive one beyond seed noise and (since 2026-12-06, post hoc) below 0.1 (its
-95% CI): "should be set as" is equivalence, and the naive cells sit at chance. Model: the p = 59 MLP of 002's
-code, batch 256.
+the matched MAD is smaller than the naive one beyond seed noise and (since 2026-12-06, post hoc) at most 0.1 above
+AdamW's own seed-to-seed MAD (95% CI): "should be set as" is equivalence, and the naive cells sit at chance.
+Model: the p = 59 MLP of 002's code, batch 256.
 
 Differences from the paper and its released code:
 - Model, p = 59, alpha 0.5, batch 256: t3_MLP/t3_MLP.py's (profile.py CODE_MLP); its init is Kaiming / Xavier
@@ -92,16 +92,23 @@ def mads(t: dict, lrs, wds) -> dict[str, list]:
                for lr in lrs for wd in wds]
         n = min((len(x) for x in per), default=0)
         out[kind] = [statistics.fmean(x[s] for x in per) for s in range(n)]
+    # AdamW against itself, seed s against seed s + 1: how far two runs of the same cell end apart (the noise floor)
+    per = [acc.get(name("adamw", lr, wd), []) for lr in lrs for wd in wds]
+    n = min((len(x) for x in per), default=0)
+    out["adamw itself"] = [statistics.fmean(abs(x[s] - x[(s + 1) % n]) for x in per) for s in range(n)] if n > 1 else []
     return out
 
 
-# "should be set as" is a claim of equivalence: matched Adam ends where AdamW ends, cell by cell, within CLOSE of
-# final test accuracy (ours; the paper gives no number). Beating the naive map alone cannot fail where the naive
-# cells sit at chance (every quick cell: 0.011-0.014): the contrast stays, as a part. Written after the data.
+# "should be set as" is a claim of equivalence: matched Adam ends as far from AdamW as AdamW's own seeds end from
+# each other, within CLOSE of final test accuracy (ours; the paper gives no number). Beating the naive map alone
+# cannot fail where the naive cells sit at chance (every quick cell: 0.011-0.014): the contrast stays, as a part.
+# Written after the data; a first version (the same day) put the bar on the MAD itself, which AdamW against its
+# own seeds (0.2-0.3 at the quick profile) could not pass either.
 CLOSE = 0.1
-EQUIVALENCE = Revision("2026-12-06", f"also equivalence: the matched map's MAD (its 95% CI) below {CLOSE}",
-                       "the matched map closer to AdamW than the naive map", "a fresh read of the verdicts "
-                       "(2026-12-06): the naive map sits at chance, so beating it says nothing of 'behaves like'")
+EQUIVALENCE = Revision("2026-12-06", f"also equivalence: the matched map's MAD no more than {CLOSE} above AdamW's "
+                       "seed-to-seed MAD (the 95% CI of the difference)", "the matched map closer to AdamW than the "
+                       "naive map", "fresh reads of the verdicts (2026-12-06): the naive map sits at chance, so "
+                       "beating it says nothing of 'behaves like'; the bar is set against AdamW's own noise")
 
 
 def claims(t: dict, lrs, wds) -> list[Claim]:
@@ -110,7 +117,10 @@ def claims(t: dict, lrs, wds) -> list[Claim]:
             "(matched) or lambda (naive)")
     m = mads(t, lrs, wds)
     closer = contrast("coupled_is_lr_times_decoupled", text, what, m, "matched", "naive", -1)
-    near = below("matched within reach", text, what, {"matched": m.get("matched", [])}, ["matched"], CLOSE)
+    floor = m.pop("adamw itself", [])
+    excess = [a - b for a, b in zip(m.get("matched", []), floor)]
+    near = below("matched within reach", text, f"{what}, minus AdamW's own seed-to-seed MAD (seed s vs s + 1)",
+                 {"matched - adamw itself": excess}, ["matched - adamw itself"], CLOSE)
     both = all_of("coupled_is_lr_times_decoupled", text, {"closer than naive": closer, "equivalent": near})
     return [revised(both, closer, EQUIVALENCE)]
 
