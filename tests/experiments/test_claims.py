@@ -285,3 +285,14 @@ def test_fig5_large_c_underpowered_when_one_c10_seed_fails():
     assert c.holds is None and c.reason == "underpowered", (c.holds, c.note)  # P = 0.83, p = 0.2 at n = 3
     assert abs(c.aggregate["add"]["P(largest c lower)"] - 5 / 6) < 1e-12
     assert c.per_seed["add largest c"] == [0, 0, 0] and c.per_seed["add c=10"] == [0, 1, 1]
+
+
+def test_fig2_rising_together_in_step_but_apart_in_level_depends_on_the_reading():
+    """Curves that rise in step but end 0.5 apart (train 1.0, test 0.5): 'together' holds in step, not in level."""
+    t, co = _fig2(0.5, 600)
+    t.loc[t["run"].str.startswith("add/mlp/"), "final_train"] = 1.0
+    c = {x.id: x for x in fig2.claims(t, co)}["no_emb_add_rises_together"]
+    assert c.to_dict()["verdict"] == "depends on an unstated setting (reading of 'together')"
+    assert c.post_hoc["verdict"] == "holds"
+    t.loc[t["run"].str.startswith("add/mlp/"), "final_train"] = 0.52  # apart by 0.02: both readings hold
+    assert {x.id: x for x in fig2.claims(t, co)}["no_emb_add_rises_together"].holds is True

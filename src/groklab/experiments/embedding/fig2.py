@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
+from groklab.experiments.choices import weigh
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.levels import above, all_of, below, every_seed
 from groklab.experiments.posthoc import CENSOR_RISING, revised
@@ -23,6 +24,7 @@ GEN = 0.95  # a measurement beside the claims: final test accuracy at least this
 LAG = 1.0  # "rise together": |t_test - t_train| / t_train below this at half rise (t_test < 2 t_train, DELAY's
 CORR = 0.9  # complement) and the train and test curves correlated above CORR over the evals
 FAIL = 0.5  # "fails to generalize": best test accuracy below this
+TOGETHER = 0.1  # "together" read in level (beside): the final train - test gap below this (ours)
 DELAY = 2.0  # "after a delay": t_test >= DELAY * t_train
 
 QUICK = ["batch_size=512", "steps=3000"]
@@ -84,6 +86,12 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                  "corr": above("corr", "", "the Pearson correlation of the train and test curves over the evals",
                                {"add/mlp": [x for x in c["corr"] if x is not None]}, ["add/mlp"], CORR)})
     c0.per_seed["mul/mlp_emb lag"] = (co or {}).get("mul/mlp_emb", {}).get("lag", [])
+    # "together" may be read in level too: the two curves end close, not only move in step (weighed beside)
+    gap = [a - b for a, b in zip(g("final_train", "add", "mlp"), add_no)]
+    level = below("no_emb_add_rises_together", c0.text, "final train accuracy - final test accuracy",
+                  {"add/mlp": gap}, ["add/mlp"], TOGETHER)
+    c0 = weigh(c0, "reading of 'together'", "in step (half-rise lag, correlation)",
+               {f"in level (final train - test < {TOGETHER:g})": level})
     rising = g("rising_test", "add", "mlp")
 
     def reaches(still: list) -> Claim:
