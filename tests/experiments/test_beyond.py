@@ -441,3 +441,15 @@ def test_published_values_pooled_over_rows_show_a_shift_no_row_can():
     assert c.holds is False and c.aggregate["pooled"]["cells"] == 7 and "shift" in c.note
     scattered = {f"r{i}": (0.74, 0.46, 0.6)[i % 3] for i in range(11)}
     assert pooled(ours, scattered)["p"] > 0.025 and matches("x", "t", "L", ours, scattered).holds is not False
+
+
+def test_staying_at_chance_must_be_shown_through_the_horizon():
+    """A run the plateau rule stopped early while at chance cannot tell (censored at its stop); one that ran to
+    the horizon at chance passes; one above the bar fails wherever it stopped."""
+    from groklab.experiments.beyond import dnn
+
+    u = {"mlp/poly": [0.02, 0.03, 0.025]}
+    assert dnn.claims(u, 43)[0].holds is True  # no stop told: every run passes
+    stopped = dnn.claims(u, 43, [True, False, False])[0]
+    assert stopped.holds is None and stopped.reason == "censored"
+    assert dnn.claims({"mlp/poly": [0.02, 0.5, 0.025]}, 43, [True, True, True])[0].holds is False
