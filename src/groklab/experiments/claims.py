@@ -182,7 +182,7 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     """"A reaches `event` before B in every cell" (quantifier "some": in at least one cell, each tested at
     ALPHA / the number of cells, Bonferroni): cells {cell: (A times, B times)} (from event_times); alt
     {threshold label: cells at that threshold}, judged beside and noted when the verdict differs; a decided
-    verdict that one of them does not reproduce depends on the accuracy threshold (`ours`: the cells' own)."""
+    verdict that one of them reverses depends on the accuracy threshold (`ours`: the cells' own)."""
     A, B = names
     level = alpha() if quantifier == "every" else alpha() / max(len(cells), 1)
     test = lambda a, b: sooner(a, b, level=level)  # noqa: E731
@@ -199,15 +199,15 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     others = {label: combine({k: test(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
     for label, v in others.items():
         claim.aggregate[f"verdict at {label}"] = says(v)
-    note = at_thresholds((claim.holds, claim.reason), others)
-    if note:
-        claim.note = " ".join(filter(None, [claim.note, note + "."]))
     if claim.holds is not None and any(v[:2] != (claim.holds, claim.reason) for v in others.values()):
-        # a decided verdict the other threshold does not reproduce depends on it (choices.py, since 2026-12-06)
+        # a decided verdict: another threshold deciding the opposite makes it depend (choices.weigh says which)
         from groklab.experiments.choices import weigh  # choices -> posthoc -> claims: imported when used
 
-        claim = weigh(claim, "accuracy threshold", ours, {k: _claim(id, text, rule, {}, {}, v)
-                                                          for k, v in others.items()})
+        return weigh(claim, "accuracy threshold", ours, {k: _claim(id, text, rule, {}, {}, v)
+                                                         for k, v in others.items()})
+    note = at_thresholds((claim.holds, claim.reason), others)  # undecided here: what another threshold decides
+    if note:
+        claim.note = " ".join(filter(None, [claim.note, note + "."]))
     return claim
 
 

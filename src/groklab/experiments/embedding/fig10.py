@@ -107,7 +107,7 @@ OURS = "rtol1e-4"  # the definition the paper claims are judged under (quotes.ya
 
 def readings(judged: list[Claim]) -> list[Claim]:
     """Each paper claim (OURS) weighed against the other three definitions on the same runs (choices.weigh): the
-    paper defines no rank, so a verdict one of them does not reproduce depends on the definition."""
+    paper defines no rank, so a verdict one of them reverses depends on the definition."""
     by = {c.id: c for c in judged}
     for c in judged:
         if c.id.endswith(f"[{OURS}]"):

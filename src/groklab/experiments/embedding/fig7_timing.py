@@ -16,13 +16,12 @@ Judged on the caption's left panel (Adam); Adam-LR's values are shown beside it.
 from __future__ import annotations
 
 import math
-from copy import copy
 
 import numpy as np
 from scipy.stats import spearmanr
 
 from groklab.experiments.levels import every_seed
-from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.posthoc import Revision, precondition
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import run_table
 
@@ -96,11 +95,10 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                    aggregate={"control: rho of lambda_max(H_WW), same window": shown("rho_W")})
     few = sum(bool(x) for x in of(groups[0], "few"))
     if e.holds is None and few and few == sum(x is None for x in of(groups[0], "rho")):
-        was = copy(e)  # every seed that cannot tell has too few measurements in its window: a design limit
-        e.reason, e.note = "precondition", ""
-        e = revised(e.inconclusive("precondition", f"{few} of {len(of(groups[0], 'rho'))} seeds have fewer than "
-                                   f"{MIN_POINTS} Hessian measurements between t_train and t_test: the measuring "
-                                   "cadence cannot resolve the window (not censoring)"), was, CADENCE)
+        e.note = ""  # every seed that cannot tell has too few measurements in its window: a design limit
+        e = precondition(e, f"{few} of {len(of(groups[0], 'rho'))} seeds have fewer than {MIN_POINTS} Hessian "
+                         "measurements between t_train and t_test: the measuring cadence cannot resolve the window "
+                         "(not censoring)", CADENCE)
     both = [x for x in of(groups[0], "rho_W") if x is not None]
     if both:  # the sentence pairs validation with E: say whether W's curvature falls with it too
         falls = sum(x < 0 for x in both)

@@ -2,14 +2,13 @@
 unstated settings and premises several figures share (weight-decay semantics, the skew law, a rare token)."""
 from __future__ import annotations
 
-from copy import copy
 from pathlib import Path
 
 from groklab.config import make_config
 from groklab.data import make_task, split_of, token_rows
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.claims import says
-from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.posthoc import Revision, precondition
 from groklab.experiments.spec import Claim
 from groklab.store import RunStore
 
@@ -70,9 +69,8 @@ def needs_rare(claim: Claim, rows: dict[str, int]) -> Claim:
         why = (f"The skewed split makes no token rare in {len(common)} of {len(rows)} runs (rarest token: "
                f"{common[0]}-{common[-1]} training rows; 'heavily imbalanced' reads <= {RARE}); read without it, the "
                f"rule {was}{f' ({claim.note})' if claim.note else ''}.")
-        without = copy(claim)
         claim.note = ""
-        return revised(claim.inconclusive("precondition", why), without, RARE_TOKENS)
+        return precondition(claim, why, RARE_TOKENS)
     return claim
 
 
