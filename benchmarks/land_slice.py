@@ -8,7 +8,10 @@
 2. Re-judges every study the archive holds into a new tree (`reproduce PAPER/all --from ARCHIVE`); a study held
    part-way is laid out as it is (`--train-missing` under a budget no run fits: partial, nothing trained).
 3. Puts each study of the slice in place of the archive's: the slice ran `--from ARCHIVE --train-missing`, so its
-   study folder holds the archived runs beside the new ones, judged whole once every run is there.
+   study folder holds the archived runs beside the new ones. Its runs are evidence, its verdicts are not: a run
+   folder the study does not make (at the archive's seeds and overrides) is refused, the slice's claims.json,
+   partial.json and figures are dropped, and the study is judged again here from its runs (whole once every run
+   is there, nothing trained).
 4. Writes the archive anew (`groklab archive TREE ARCHIVE --replace`: built aside, renamed in, all or nothing)
    and prints each verdict that changed (benchmarks/verdict_changes.py) and what to regenerate.
 Nothing is written to the archive until every step before has succeeded.
@@ -51,6 +54,33 @@ def unpack(tgz: Path, into: Path) -> Path:
     return tree
 
 
+FIGS = {".png", ".pdf", ".svg"}
+
+
+def runs_of(paper: str, study: Path, archive: Path | None, profile: str, tgz: Path) -> tuple[int, tuple]:
+    """(seeds, overrides) the slice's study is judged at -- the archive's, else the slice's own manifest, checked
+    as reproduce checks them -- after refusing a run folder the study does not make at them."""
+    from groklab.experiments.papers import resolve
+    from groklab.experiments.plan import SEEDS, archived_study, specs_of
+    from groklab.store.archive import read_index
+    from groklab.store.tree import read_manifest
+
+    module = resolve(f"{paper}/{study.name}")[0]
+    held = archive is not None and study.name in read_index(archive)["studies"]
+    man = read_manifest(archived_study(archive, study.name, profile) if held else study) if (
+        held or (study / "experiment.json").is_file()) else {}
+    seeds, overrides = man.get("seeds", SEEDS[profile]), tuple(man.get("overrides", ()))
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= 100:
+        raise ConfigError("trees", str(tgz), f"{study.name}'s seeds are {seeds!r} (a whole number 1-100)")
+    expected = {s.name for s in specs_of(module, profile, seeds, overrides)}
+    found = sorted(c.parent.relative_to(study).as_posix() for c in study.rglob("config.yaml"))
+    stray = [r for r in found if r not in expected]
+    if stray:
+        raise ConfigError("trees", str(tgz), f"holds run {study.name}/{stray[0]}, which {paper}/{study.name} does "
+                                             f"not make at {seeds} seeds ({len(stray)} such)")
+    return seeds, overrides
+
+
 def land(tgz: Path, archive: Path, paper: str | None, profile: str, echo=print) -> list[str]:
     """Steps 1-4; returns the lines of verdict changes."""
     from verdict_changes import changes
@@ -82,10 +112,18 @@ def land(tgz: Path, archive: Path, paper: str | None, profile: str, echo=print) 
                           budget=1e-9, echo=echo, command=f"groklab reproduce {paper}/{study} --profile {profile} "
                                                           f"--from {archive} --train-missing --budget 1e-9")
         tree.mkdir(exist_ok=True)
-        for study in sorted(p for p in got.iterdir() if p.is_dir()):
+        studies = sorted(p for p in got.iterdir() if p.is_dir())
+        plans = {s.name: runs_of(paper, s, archive if held else None, profile, tgz) for s in studies}  # refuse first
+        for study in studies:
             shutil.rmtree(tree / study.name, ignore_errors=True)
             shutil.copytree(study, tree / study.name, symlinks=True)
-            echo(f"land: {study.name} from the slice ({'judged' if (study / 'claims.json').is_file() else 'partial'})")
+            for verdicts in ("claims.json", "partial.json", *(f.name for f in study.iterdir() if f.suffix in FIGS)):
+                (tree / study.name / verdicts).unlink(missing_ok=True)  # copies in our own temporary tree
+            seeds, overrides = plans[study.name]
+            doc = reproduce(f"{paper}/{study.name}", tree, profile=profile, seeds=seeds, overrides=overrides,
+                            budget=1e-9, echo=echo, command=f"python benchmarks/land_slice.py {tgz} {archive} "
+                                                            f"(re-judging {study.name})")[0]
+            echo(f"land: {study.name} from the slice, re-judged here ({'partial' if doc.get('of') else 'judged'})")
         before = tmp / "before"
         if held:
             shutil.copytree(archive, before, symlinks=True)

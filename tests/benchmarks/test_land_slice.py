@@ -100,3 +100,44 @@ def test_a_hostile_or_foreign_tarball_writes_nothing(tmp_path, held, kind):
         LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
     assert {f: f.read_bytes() for f in held.rglob("*") if f.is_file()} == before
     assert not (tmp_path / "evil.txt").exists()
+
+
+def _repack(tmp_path, edit) -> Path:
+    """A slice of fig2's mul runs, unpacked, changed by `edit(slice_dir)` and packed again."""
+    work = tmp_path / "gpu"
+    tgz = tmp_path / "trees.tgz"
+    with tarfile.open(tgz, "w:gz") as tar:
+        edit(work / "slice")
+        tar.add(work / "slice", arcname="slice")
+    return tgz
+
+
+def test_a_slice_is_landed_by_its_runs_not_its_verdicts(tmp_path, held):
+    """A slice whose claims.json was forged (every verdict flipped, a claim added) lands the verdicts its runs give."""
+    _slice(tmp_path, held, "mul/*")
+    honest = json.loads((tmp_path / "gpu" / "slice" / "fig2" / "claims.json").read_text())
+
+    def forge(folder):
+        doc = json.loads((folder / "fig2" / "claims.json").read_text())
+        for c in doc["claims"]:
+            c["holds"], c["verdict"] = not c["holds"], "forged"
+        doc["claims"].append({**doc["claims"][0], "id": "forged_claim"})
+        (folder / "fig2" / "claims.json").write_text(json.dumps(doc))
+    tgz = _repack(tmp_path, forge)
+    LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
+    landed = json.loads((held / "fig2" / "claims.json").read_text())
+    assert [(c["id"], c["holds"]) for c in landed["claims"]] == [(c["id"], c["holds"]) for c in honest["claims"]]
+    assert "forged" not in json.dumps(landed)
+
+
+def test_a_run_the_study_does_not_make_is_refused_and_nothing_written(tmp_path, held):
+    before = {f: f.read_bytes() for f in held.rglob("*") if f.is_file()}
+    _slice(tmp_path, held, "mul/*")
+
+    def stray(folder):  # a seed the archive's study does not have, copied from a real run
+        import shutil
+        shutil.copytree(folder / "fig2" / "mul" / "mlp" / "s0", folder / "fig2" / "mul" / "mlp" / "s7")
+    tgz = _repack(tmp_path, stray)
+    with pytest.raises(ConfigError, match="mul/mlp/s7"):
+        LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
+    assert {f: f.read_bytes() for f in held.rglob("*") if f.is_file()} == before

@@ -257,6 +257,15 @@ def test_lstm_and_ksum_claims_on_synthetic_tables():
         assert got[name].holds is None and got[name].reason == "precondition", (name, got[name].note)
         assert got[name].aggregate["runs that never fit"] == {"mlp-K3-b256": "2 of 3"}
     assert got["transformer_gap_shrinks_with_K"].holds  # the Transformer's cells all fit
+    # "without grokking" by the largest train - test gap: needs no fit, so an unfit cell can speak (post hoc)
+    k["t_train"]["birnn-K3-wd1"] = [Censored(6000.0), Censored(6000.0)]
+    lagged = next(c for c in ksum.claims(k, quick) if c.id == "birnn_no_grokking_K3")
+    assert lagged.holds is None and lagged.reason == "precondition"  # no max_gap given: the lag rule alone
+    k["max_gap"] = {"birnn-K3-wd1": [0.03, 0.02], "birnn-K3-wd0": [0.04, 0.03], "transformer-K2-b64": [0.95, 1.0]}
+    gapless = next(c for c in ksum.claims(k, quick) if c.id == "birnn_no_grokking_K3")
+    assert gapless.holds and gapless.post_hoc and "precondition" in gapless.note
+    k["max_gap"]["birnn-K3-wd0"] = [0.04, 0.6]  # one run holds its training set far above test: a grokking gap
+    assert next(c for c in ksum.claims(k, quick) if c.id == "birnn_no_grokking_K3").holds is False
 
 
 @pytest.mark.parametrize("fig", sorted(STUDIES))

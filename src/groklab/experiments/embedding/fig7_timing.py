@@ -20,6 +20,7 @@ import math
 import numpy as np
 from scipy.stats import spearmanr
 
+from groklab.experiments.choices import weigh
 from groklab.experiments.levels import every_seed
 from groklab.experiments.posthoc import Revision, precondition
 from groklab.experiments.spec import Claim
@@ -105,4 +106,13 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
         so = "does not single out E" if falls == len(both) else "is not W's on every seed"
         e.note = "; ".join(filter(None, [e.note, f"control: lambda_max(H_WW) also falls as test accuracy rises on "
                                          f"{falls} of {len(both)} seeds ({groups[0]}): the co-movement {so}"]))
-    return [w, e]
+    # the sentence pairs W with training and E with validation: read "as" also as E's co-movement beyond W's
+    # (weighed on the same runs, since 2026-12-06: a fresh read found rho < 0 met by anything that decays then)
+    beyond = [None if a is None or b is None else round(a - b, 3) for a, b in zip(of(groups[0], "rho"),
+                                                                                   of(groups[0], "rho_W"))]
+    specific = every_seed(e.id, e.text, "rho(lambda_E, test accuracy) - rho(lambda_W, test accuracy), same window",
+                          {groups[0]: beyond}, lambda v: None if v is None else v < 0, "it is < 0")
+    return [w, weigh(e, "'as'", "any co-movement (rho < 0)", {SPECIFIC: specific})]
+
+
+SPECIFIC = "E's beyond W's (rho_E < rho_W)"
