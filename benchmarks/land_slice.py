@@ -69,7 +69,9 @@ def runs_of(paper: str, study: Path, archive: Path | None, profile: str, tgz: Pa
     held = archive is not None and study.name in read_index(archive)["studies"]
     man = read_manifest(archived_study(archive, study.name, profile) if held else study) if (
         held or (study / "experiment.json").is_file()) else {}
-    seeds, overrides = man.get("seeds", SEEDS[profile]), tuple(man.get("overrides", ()))
+    # the machine the slice trained on is not this one: a run left unfinished must not ask for its device here
+    seeds = man.get("seeds", SEEDS[profile])
+    overrides = tuple(o for o in man.get("overrides", ()) if not str(o).startswith("device="))
     if not isinstance(seeds, int) or isinstance(seeds, bool) or not 1 <= seeds <= 100:
         raise ConfigError("trees", str(tgz), f"{study.name}'s seeds are {seeds!r} (a whole number 1-100)")
     expected = {s.name for s in specs_of(module, profile, seeds, overrides)}
@@ -100,6 +102,8 @@ def land(tgz: Path, archive: Path, paper: str | None, profile: str, echo=print) 
         unknown = [p.name for p in got.iterdir() if p.is_dir() and p.name not in PAPERS[paper]]
         if unknown:
             raise ConfigError("trees", str(tgz), f"holds {unknown[0]!r}, not a study of {paper}")
+        studies = sorted(p for p in got.iterdir() if p.is_dir())
+        plans = {s.name: runs_of(paper, s, archive if held else None, profile, tgz) for s in studies}  # refuse first
         tree = tmp / "tree"
         if held:
             reproduce(f"{paper}/all", tree, profile=profile, source=archive, echo=echo,
@@ -112,8 +116,6 @@ def land(tgz: Path, archive: Path, paper: str | None, profile: str, echo=print) 
                           budget=1e-9, echo=echo, command=f"groklab reproduce {paper}/{study} --profile {profile} "
                                                           f"--from {archive} --train-missing --budget 1e-9")
         tree.mkdir(exist_ok=True)
-        studies = sorted(p for p in got.iterdir() if p.is_dir())
-        plans = {s.name: runs_of(paper, s, archive if held else None, profile, tgz) for s in studies}  # refuse first
         for study in studies:
             shutil.rmtree(tree / study.name, ignore_errors=True)
             shutil.copytree(study, tree / study.name, symlinks=True)

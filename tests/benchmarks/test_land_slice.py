@@ -141,3 +141,14 @@ def test_a_run_the_study_does_not_make_is_refused_and_nothing_written(tmp_path, 
     with pytest.raises(ConfigError, match="mul/mlp/s7"):
         LAND["land"](tgz, held, None, "quick", echo=lambda *_: None)
     assert {f: f.read_bytes() for f in held.rglob("*") if f.is_file()} == before
+
+
+def test_a_gpu_slice_is_judged_here_without_its_device(tmp_path):
+    """A first slice of a study (no archive) trained with device=cuda: judged on this machine without asking for
+    CUDA -- the device override is the slice machine's, not a setting of the study."""
+    study = tmp_path / "slice" / "fig2"
+    study.mkdir(parents=True)
+    (study / "experiment.json").write_text(json.dumps({"figure": "fig2", "title": "t", "paper": "p", "profile": "quick",
+                                                       "seeds": 1, "overrides": ["device=cuda", *TINY], "runs": {}}))
+    seeds, overrides = LAND["runs_of"]("embedding", study, None, "quick", tmp_path / "trees.tgz")
+    assert seeds == 1 and overrides == TINY
