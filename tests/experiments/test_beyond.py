@@ -273,6 +273,16 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
                                         {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, LAST)}
     assert e["larger_dim_groks_earlier"].reason == "underpowered"  # P(d128 first) = 5/9: no decision
     assert e["larger_dim_lifts_ceiling"].holds is not True
+    # a ceiling is where a grokked run levels off: runs without GO or still rising are censored and named, not
+    # counted (post hoc); here they alone made the difference
+    go, u = {"d32": [None, 3000, 3200, None], "d128": [400, 500, 450, 480]}, \
+        {"d32": [0.05, 0.97, 0.96, 0.25], "d128": [1.0, 0.99, 1.0, 0.995]}
+    L4 = {"d32": [2000, 3000, 3000, 3000], "d128": [3000] * 4}
+    lifted = {x.id: x for x in embdim.claims(go, u, order, L4)}["larger_dim_lifts_ceiling"]
+    assert lifted.per_seed["d32"] == [0.97, 0.96] and "s0 (no GO at step 2000)" in lifted.note and lifted.post_hoc
+    rising = {"d32": [False, False, True, False], "d128": [False] * 4}
+    lifted = {x.id: x for x in embdim.claims(go, u, order, L4, rising)}["larger_dim_lifts_ceiling"]
+    assert lifted.per_seed["d32"] == [0.97] and "s2 (still rising at step 3000)" in lifted.note
     stopped = circulant.claims({"default": [None] * 3, "toeplitz": [500, 550, 600], "circulant": [None] * 3},
                                {"default": [4500, 5000, 4600], "toeplitz": [4600] * 3, "circulant": [400] * 3})
     # a run without GO is censored at its own last step: a circulant run stopped at 400 tells nothing
@@ -324,7 +334,9 @@ def test_quick_studies_that_watch_grokking_stop_on_a_plateau_not_a_short_horizon
 
     for spec in specs_of(importlib.import_module(f"groklab.experiments.beyond.{fig}"), "quick", 1):
         cfg = make_config(list(spec.overrides))
-        assert cfg.steps == 15000 and cfg.stop.plateau == 4000 and not cfg.stop.early, spec.name
+        # an absence (dnn's MLP on the polynomial, "stays at chance") is shown through the horizon: no plateau stop
+        through = fig == "dnn" and spec.name.startswith("mlp/poly/")
+        assert cfg.steps == 15000 and cfg.stop.plateau == (None if through else 4000) and not cfg.stop.early, spec.name
 
 
 def test_table1_published_numbers_against_a_prediction_interval():

@@ -187,6 +187,11 @@ def test_fig11_claims_on_key_shares_in_token_and_dlog_order():
         "mul": [0.97, 0.99, 0.98]}
     per["dlog"]["div"] = [0.96, 0.99, 0.97]  # div as peaked as mul in its own order: not "more diffuse"
     assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_vs_div_dlog"].holds
+    # the least difference was named after the data: marked post hoc, the replaced rule's verdict beside
+    flat = {x.id: x for x in fig11.claims({"token": {"mul": [0.23, 0.231, 0.229, 0.23], "div": [0.23, 0.229, 0.231,
+                                                                                              0.23]}})}
+    x = flat["mul_peaked_vs_div_token"]
+    assert x.holds is False and x.post_hoc["verdict"] == "inconclusive (underpowered)" and "underpowered" in x.note
     per["dlog"]["mul"] = [0.99]  # one seed: no CI, no verdict
     assert not {x.id: x for x in fig11.claims(per)}["mul_peaked_dlog"].holds
     assert not any(x.holds for x in fig11.claims({}))

@@ -337,3 +337,18 @@ def test_a_claim_the_data_could_not_contradict_is_inconclusive_and_says_so():
     lagged = birnn._fit_first(lambda: below("no_grokking_gap", "", "lag", t["lag"], ["a0.3"], 0.0), t, ["a0.3"])
     assert lagged.holds is None and lagged.reason == "precondition" and lagged.post_hoc["verdict"] == "holds"
     assert "3 of 3 runs never fit" in lagged.note
+
+
+def test_landscape_plateau_reading_of_the_over_fitting_stage():
+    import pandas as pd
+
+    from groklab.experiments.investigation import landscape
+
+    steps = list(range(0, 2000, 50))
+    # t_train 200, t_test 1000: the norm grows over the plateau and falls after grokking -- the plateau reading holds
+    grows = pd.DataFrame({"step": steps, "grad/total": [s / 1000 if s < 1000 else 0.1 for s in steps]})
+    assert landscape._plateau(grows, "grad/total", 200, 1000) is True
+    # it peaks at the fit and falls through the plateau: the whole-run reading may pass, the plateau reading not
+    falls = pd.DataFrame({"step": steps, "grad/total": [3.0 if s <= 200 else 200 / s for s in steps]})
+    assert landscape._plateau(falls, "grad/total", 200, 1000) is False
+    assert landscape._plateau(falls, "grad/total", None, 1000) is None  # never fit: cannot tell

@@ -47,7 +47,7 @@ class Claim:
     def inconclusive(self, reason: str, why: str) -> "Claim":
         """This claim made inconclusive (a precondition failed, too many runs censored, ...), saying why."""
         self.holds, self.reason = None, reason
-        self.note = " ".join(filter(None, [self.note, why]))
+        self.note = "; ".join(filter(None, [self.note, why]))  # two sentences never run together
         self.__post_init__()
         return self
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
 from groklab.experiments.claims import at_last, time_claim
 from groklab.experiments.levels import contrast
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
 
@@ -49,10 +50,11 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     order = sorted({v for v in (df["run"].str.split("/").str[0] if not df.empty else [])}, key=lambda v: int(v[1:]))
     figs = curves(df, out / "embdim", "App. D.1: embedding dimension", order)
     return figs, claims(per_variant(df, "go_step", order), per_variant(df, "u_or_max", order), order,
-                        per_variant(df, "last_step", order))
+                        per_variant(df, "last_step", order), per_variant(df, "rising_test", order))
 
 
-def claims(go: dict, u: dict, order: list, last: dict) -> list[Claim]:
+def claims(go: dict, u: dict, order: list, last: dict, rising: dict | None = None) -> list[Claim]:
+    """`rising`: per run whether test accuracy was still rising where it ended (measures.curves.still_rising)."""
     if len(order) < 2:
         return [Claim("embdim", "Larger embeddings grok earlier and higher.", "needs two dimensions", holds=None,
                       reason="precondition", note=f"dimensions trained: {order}")]
@@ -60,6 +62,32 @@ def claims(go: dict, u: dict, order: list, last: dict) -> list[Claim]:
     return [time_claim("larger_dim_groks_earlier", f"{large} groks earlier than {small}.",
                        {"all": (at_last(go[large], last[large]), at_last(go[small], last[small]))}, (large, small),
                        "GO step (grokking onset) per seed"),
-            contrast("larger_dim_lifts_ceiling", f"{large} reaches a higher test accuracy than {small}.",
-                     "U-Acc (highest after the fit when grokking never takes off)",
-                     {v: [x for x in u[v] if x is not None] for v in (large, small)}, large, small, +1)]
+            _ceiling(go, u, last, rising or {}, large, small)]
+
+
+# A ceiling is where a run that grokked levels off: a run without a GO stopped on a plateau or at the horizon while
+# still rising is censored, not a ceiling (since 2026-12-06, after a fresh read: three such d32 quick runs made the
+# whole difference; the rule it replaced counted every run's highest accuracy)
+GROKKED = Revision("2026-12-06", "U-Acc compared on the runs that grokked (a GO) and ended level; the others censored, "
+                   "named",
+                   "every run's highest accuracy after the fit, a run without a GO included",
+                   "a fresh read: runs stopped by the plateau rule or still rising were counted as ceilings")
+
+
+def _ceiling(go: dict, u: dict, last: dict, rising: dict, large: str, small: str) -> Claim:
+    text, what = f"{large} reaches a higher test accuracy than {small}.", "U-Acc (the highest after GO)"
+    up = lambda v: rising.get(v) or [False] * len(u[v])  # noqa: E731
+    # a run at 0.99 has its ceiling whatever its last slope (the early stop ends it there)
+    level = {v: [x is not None and g is not None and (x >= 0.99 or not r) for x, g, r in zip(u[v], go[v], up(v))]
+             for v in (large, small)}
+    grokked = {v: [x for x, ok in zip(u[v], level[v]) if ok] for v in (large, small)}
+    c = contrast("larger_dim_lifts_ceiling", text, f"{what}, on the runs that grokked and ended level", grokked,
+                 large, small, +1)
+    why = lambda g, r: "no GO" if g is None else "still rising"  # noqa: E731
+    left = {v: [f"s{i} ({why(g, r)} at step {s:.0f})" for i, (ok, g, r, s) in
+                enumerate(zip(level[v], go[v], up(v), last.get(v, []))) if not ok] for v in (large, small)}
+    said = "; ".join(f"{v}: {len(x)} censored, no ceiling shown: {', '.join(x)}" for v, x in left.items() if x)
+    c.note = "; ".join(filter(None, [c.note, said]))
+    old = contrast("larger_dim_lifts_ceiling", text, "U-Acc (highest after the fit when grokking never takes off)",
+                   {v: [x for x in u[v] if x is not None] for v in (large, small)}, large, small, +1)
+    return revised(c, old, GROKKED)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from groklab.experiments.beyond.ceiling import N_COVER, ceilings
 from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base_overrides
+from groklab.experiments.choices import weigh
 from groklab.experiments.levels import below, every_seed, no_trend
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
@@ -105,6 +106,14 @@ def claims(fracs: dict, ceil: dict) -> list[Claim]:
     old1 = below("u_below_one_at_every_frac", "Even with random splits, U-Acc cannot reach 1.", "U-Acc", cells,
                  list(cells), REACH)
     c1 = revised(c1, old1, RUN_BY_RUN)
+    # the fracs are ours (Fig. 4's were lost): judged without the largest beside -- at frac 0.9 the quick test set
+    # is 10% of p^2 (185 pairs at p = 43), and "cannot reach 1" may be about the range the paper drew
+    top = max(fracs) if fracs else None
+    rest = {c: v for c, v in cells.items() if top is not None and c != f"frac={top:g}"}
+    if rest and len(rest) < len(cells):
+        alt = every_seed(c1.id, c1.text, "U-Acc (highest test accuracy from GO on)", rest,
+                         lambda u: None if u is None else u < REACH, f"U-Acc < {REACH}")
+        c1 = weigh(c1, "fracs", f"{min(fracs):g}-{top:g}", {f"without {top:g}": alt})
     beyond = {f"frac={x:g}": [(1 - x) * u for u in v if u is not None] for x, v in sorted(fracs.items())}
     xs = {f"frac={x:g}": x for x in sorted(fracs)}
 

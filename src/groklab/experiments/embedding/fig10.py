@@ -15,6 +15,7 @@ import numpy as np
 from groklab.data.encoding import seq_len, vocab_size
 from groklab.experiments.assumptions import TRAINED, Assumption
 from groklab.experiments.choices import weigh
+from groklab.experiments.embedding.fig10_phases import measures_between, untimed
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.levels import above, all_of, below, every_seed
 from groklab.experiments.posthoc import Revision, revised
@@ -98,7 +99,9 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
     pts = {run: rank_points(c, t_test.get(run)) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
-    judged = claims(pts, unfit(table["t_train"]))
+    counts = [measures_between(curves[r]["stable", "W"][0], table.at[r, "t_train"], t_test.get(r))
+              for r in sorted(curves) if r.split("/")[0] in JUDGED]
+    judged = claims(pts, unfit(table["t_train"]), counts)
     judged = [_first_rule(c, pts) for c in judged] if profile == "quick" else judged
     return figs, readings(judged) + [init_sigma(df)]
 
@@ -219,6 +222,12 @@ def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
     return [None if v is None or v[0] is None or v[2] is None or not v[0] else f(*v) for v in vals]
 
 
+def _phases(net: Claim, counts: list | None) -> Claim:
+    """W's sentence is about three phases the cadence cannot time (fig10_phases); without `counts`, the net
+    decline alone (the rule before 2026-12-06)."""
+    return net if counts is None else untimed(net, counts)
+
+
 def judge(claim: Claim, setups, unfit: dict) -> Claim:
     """A statement over every setup, judged (levels.above / below) on the setups that trained: when it holds there
     but a setup never fit its training set, it is inconclusive (precondition) -- that setup could still refute it."""
@@ -229,10 +238,11 @@ def judge(claim: Claim, setups, unfit: dict) -> Claim:
     return claim
 
 
-def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
+def claims(pts: dict, unfit: dict | None = None, counts: list | None = None) -> list[Claim]:
     """Each statement of the paper under each rank definition; per setup the mean over seeds with a 95%
     bootstrap CI, and a verdict only where the whole CI is on one side of the threshold. A setup in `unfit`
-    (never fit its training set) cannot make a statement over every setup fail or hold (see judge)."""
+    (never fit its training set) cannot make a statement over every setup fail or hold (see judge). `counts`: per
+    run the measures from t_train to t_test -- given, W's phases are said untimed (fig10_phases)."""
     unfit = unfit or {}
     trained = lambda names: [n for n in names if n not in unfit]  # noqa: E731
     out = []
@@ -253,9 +263,10 @@ def claims(pts: dict, unfit: dict | None = None) -> list[Claim]:
         out += [
             judge(above(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
                         f"{what} of EW; (first - last) / first", ew, trained(JUDGED), CHANGE, agg(ew)), JUDGED, unfit),
-            judge(above(f"rank_W_decreases[{d}]", f"W's rank declines over training in every setup ({d}).",
-                        f"{what} of W; (first - last) / first (the three phases are shown in the figure, not judged)",
-                        w, trained(JUDGED), CHANGE, agg(w)), JUDGED, unfit),
+            _phases(judge(above(f"rank_W_decreases[{d}]", f"W's rank drops early, plateaus and declines again "
+                                f"with grokking, in every setup ({d}).", f"{what} of W; (first - last) / first (the "
+                                "net decline; the phases need timing)", w, trained(JUDGED), CHANGE, agg(w)), JUDGED,
+                          unfit), counts),
             judge(below(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
                         f"{what} of E; |last - first| / first", moved, trained(JUDGED), CHANGE, agg(moved)),
                   JUDGED, unfit),

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import Times, shown, stretched, time_claim
 from groklab.experiments.investigation.compare import median_time, table
 from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
@@ -101,10 +102,25 @@ def claims(t: dict, lrs, sizes) -> list[Claim]:
             if lr not in reached:
                 c.per_seed.update({f"{label(lr, b)} b512": shown(ref), f"{label(lr, b)} larger": shown(big)})
         if left:
-            c.note = " ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): batch 512 never reached 0.99 "
+            c.note = "; ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): batch 512 never reached 0.99 "
                                                     "there, so no hindrance can be seen."]))
+        ends = {label(lr, b): t.get("final_test", {}).get(name(lr, b), []) for lr in reached for b in larger}
+        low = [f"{k}: {sum(x < 0.5 for x in v)} of {len(v)} runs end below test 0.5" for k, v in ends.items()
+               if any(x < 0.5 for x in v)]
+        c.note = "; ".join(filter(None, [c.note, *low]))
+        off = [lr for lr in reached if lr > CODE_GRID_MAX]  # lrs above 002's code's grid (t3_MLP.py: 1e-4 ... 5e-3)
+        if off and len(off) < len(reached):
+            within = time_claim(c.id, c.text, {label(lr, b): v for (lr, b), v in pairs.items()
+                                               if lr in reached and lr not in off}, ("b512", "larger"),
+                                f"{axis} to test acc 0.99", quantifier="some")
+            c = weigh(c, "lr range", "every lr trained", {f"002's grid (lr <= {CODE_GRID_MAX:g})": within})
         out.append(c)
     return out
+
+
+# 002's code sweeps lr 1e-4 ... 5e-3 (t3_MLP.py); the quick grid's 1e-2 lies above it: judged without it beside
+# (since 2026-12-06, after a fresh read found the only deciding cell at 1e-2, where large batches collapse)
+CODE_GRID_MAX = 5e-3
 
 
 def heat_map(t: dict, lrs, sizes, path: Path) -> list[Path]:

@@ -54,6 +54,7 @@ import torch
 from groklab.config import make_config
 from groklab.engine.setup import build
 from groklab.experiments.assumptions import Assumption
+from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
@@ -157,6 +158,9 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     steps = np.unique(df["step"].dropna()) if "step" in df else np.array([])
     grid = float(np.median(np.diff(steps))) if len(steps) > 1 else 0.0  # the eval interval
     t_test = per_variant(df, "t_test").get("mlp", [])
+    t_train = per_variant(df, "t_train").get("mlp", [])
+    plateau = {col: [_plateau(df[df["run"] == r], col, a, b) for r, a, b in zip(sorted(peak), t_train, t_test)]
+               for col in ("grad/total", "norm/total")}
     figs = draw(found[min(found)], df, out / "landscape")
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
              "sparse_final": [sparse_share(f["E"]) for f in found.values()],
@@ -166,7 +170,28 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test, grid,
-                        {r: v for r, v in sorted(weights.items())})
+                        {r: v for r, v in sorted(weights.items())}, plateau)
+
+
+def _plateau(g, col: str, t_train, t_test):
+    """002's "over-fitting stage" read as the plateau from t_train to t_test: whether `col`'s median over the
+    plateau's second half exceeds its first half's (it grows while over-fitting) and its median over as long a
+    stretch after t_test lies below the second half's (it falls as grokking takes place); None where the run
+    never fit or never generalized, or a stretch holds no eval."""
+    if col not in g or t_train is None or t_test is None or t_train != t_train or t_test != t_test:
+        return None
+    g = g.dropna(subset=[col])
+    mid, end = (t_train + t_test) / 2, t_test + (t_test - t_train) / 2
+    parts = [g[(g["step"] >= a) & (g["step"] < b)][col] for a, b in ((t_train, mid), (mid, t_test), (t_test, end))]
+    if any(x.empty for x in parts):
+        return None
+    early, late, after = (float(x.median()) for x in parts)
+    return bool(late > early and after < late)
+
+
+# Since 2026-12-06 (a fresh read): "over-fitting stage" read both ways, the whole run up to t_test (ours) and the
+# plateau between the fit and grokking, on the same runs (choices.weigh)
+PLATEAU = "the plateau from t_train to t_test (second half above first, after t_test below it)"
 
 
 def _peaks(df, col: str) -> dict[str, tuple]:
@@ -181,7 +206,8 @@ def _peaks(df, col: str) -> dict[str, tuple]:
     return out
 
 
-def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None) -> list[Claim]:
+def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None,
+           plateau: dict | None = None) -> list[Claim]:
     """`grid`: the eval interval -- t_test is rounded up to it, so a peak one evaluation after t_test cannot be
     told from one before it and counts as at t_test."""
     sharp = above("sharp_basin_along_singular_directions",
@@ -221,6 +247,15 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                                          {"key_share": final, "key_share_init": init}, "key_share", "key_share_init",
                                          +1)})
     cyclic.per_seed["circle_step"] = v.get("circle_step", [])
+    for col, name in (("grad/total", "grads"), ("norm/total", "norm")):
+        got = (plateau or {}).get(col)
+        if got:
+            c = grads if name == "grads" else norm
+            alt = every_seed(c.id, c.text, f"{col}: median over the plateau's second half against its first half "
+                             "and against as long a stretch after t_test", {"seeds": got}, lambda x: x,
+                             "the second half above the first and the stretch after t_test below it")
+            weighed = weigh(c, "'over-fitting stage'", "the whole run up to t_test", {PLATEAU: alt})
+            grads, norm = (weighed, norm) if name == "grads" else (grads, weighed)
     return [sharp, grads, norm, cyclic]
 
 
