@@ -294,3 +294,12 @@ def test_fig7_timing_weighs_E_against_W_control():
     w, e = fig7_timing.claims(_timing_df(1.0, 1.5))
     assert w.holds is True and e.depends_on == ["'as'"] and "does not hold" in e.note and e.post_hoc
     assert e.sensitivity[f"'as'={fig7_timing.SPECIFIC}"]["per_seed"]["adam"][0] > 0
+
+
+def test_fig7_timing_names_the_cadence_where_fit_runs_cannot_place_w_peak():
+    from groklab.experiments.embedding import fig7_timing
+
+    df = _timing_df(1.0, 0.0)
+    df["hessian/W_top"] = 10.0 - df["step"] / 100  # highest at the first measure: the peak lies in [0, 50]
+    w, _ = fig7_timing.claims(df)
+    assert w.holds is None and w.reason == "precondition" and "cadence" in w.note and w.post_hoc

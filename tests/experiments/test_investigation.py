@@ -352,3 +352,17 @@ def test_landscape_plateau_reading_of_the_over_fitting_stage():
     falls = pd.DataFrame({"step": steps, "grad/total": [3.0 if s <= 200 else 200 / s for s in steps]})
     assert landscape._plateau(falls, "grad/total", 200, 1000) is False
     assert landscape._plateau(falls, "grad/total", None, 1000) is None  # never fit: cannot tell
+
+
+def test_birnn_weight_decay_where_neither_cell_fits_is_a_precondition_not_censoring():
+    from groklab.experiments.investigation import birnn
+    from groklab.survival import Censored
+
+    never = [Censored(8000.0)] * 3
+    t = {"t_train": {"a0.3": never, "adamw": never}, "final_test": {"a0.3": [0.95, 0.93, 0.94],
+                                                                    "adamw": [0.6, 0.55, 0.58]}}
+    c = birnn._neither_fits(birnn.Claim("weight_decay_changes_little", "t", "s", holds=None, reason="censored"), t)
+    assert c.reason == "precondition" and "AdamW 0.55-0.60, Adam 0.93-0.95" in c.note and c.post_hoc
+    t["t_train"]["a0.3"] = [300.0, 400.0, 350.0]  # Adam fits: censoring of AdamW's runs is the right reason
+    c = birnn._neither_fits(birnn.Claim("weight_decay_changes_little", "t", "s", holds=None, reason="censored"), t)
+    assert c.reason == "censored" and not c.post_hoc

@@ -77,16 +77,26 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return [s for op in ops for s in seeded(f"op{OPS.index(op)}", base + [f"task={op}"], seeds)]
 
 
-def correlations(df, after_grok: float | None = None, changes: bool = True) -> dict:
+# 004's released plots smooth the curves (remove_outliers: a +-500-epoch running mean): the changes of the smoothed
+# curves read beside the raw ones (since 2026-12-06, after a fresh read: the raw eval-to-eval changes are mostly noise)
+SMOOTH = 500
+
+
+def correlations(df, after_grok: float | None = None, changes: bool = True, smooth: int | None = None) -> dict:
     """run -> (Spearman rho, Pearson r) of MED and test loss over the rows from the training set's fit on: of their
     step-to-step changes between consecutive evals (Remark 4.3's "nearly identical changes"), or with `changes`
     False of their levels (the rule until 2026-11-28); to the run's end, or with `after_grok`, to that many steps
-    after test accuracy first reaches 0.99 (a run that never does: to its end)."""
+    after test accuracy first reaches 0.99 (a run that never does: to its end); with `smooth`, both curves first
+    replaced by their centred running means over +-`smooth` steps (the whole run, before the window is cut)."""
     from scipy.stats import pearsonr, spearmanr
 
     out = {}
     for run, g in df.dropna(subset=["progress/MED", "test/loss"]).groupby("run"):
         g = g.sort_values("step")
+        if smooth and len(g) > 1:
+            k = max(1, round(smooth / float(g["step"].diff().median())))
+            g = g.assign(**{c: g[c].rolling(2 * k + 1, center=True, min_periods=1).mean()
+                            for c in ("progress/MED", "test/loss")})
         fit = g[g["train/acc"] >= 0.99]["step"].min()
         w = g[g["step"] >= fit] if fit == fit else g.iloc[0:0]
         grok = g[g["test/acc"] >= 0.99]["step"].min() if "test/acc" in g else float("nan")
@@ -114,8 +124,12 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     # "nearly identical changes" does not say how the changes are compared: their ranks read beside (Spearman rho
     # of the changes, the same bar); until 2026-12-06 the sign alone (bar 0), no reading of "closely matches"
     ranks = {c.id: c for c in claims(changes, levels, by="spearman")}
+    smoothed = {c.id: c for c in claims(correlations(df, smooth=SMOOTH), levels)}
     return _plot(df, out / "med"), [weigh(revised(c, was.get(c.id), CHANGES), "correlation of the changes",
-                                          "Pearson r", {"Spearman rho": ranks[c.id]}) for c in judged]
+                                          "Pearson r of the raw curves",
+                                          {"Spearman rho": ranks[c.id],
+                                           f"Pearson r of the +-{SMOOTH}-step running means": smoothed[c.id]})
+                                    for c in judged]
 
 
 def _present(runs) -> list[int]:

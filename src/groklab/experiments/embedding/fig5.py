@@ -200,6 +200,13 @@ def _balances(t, rule: str) -> Claim:
                parts if len(stable) == len(TASKS) else {})
     c.per_seed = {**shown, **c.per_seed}
     c.aggregate.update({"fastest other stable c": against, **by_c})
+    # stability is an absence: say how long after grokking it was watched (a collapse can come later)
+    ten = [_by_c(t, task).get(10.0) for task in TASKS]
+    watched = [d["horizon"] / float(x) for d in ten if d for x in d["t_test"] if x is not None and x == x and x > 0]
+    if watched:
+        c.note = "; ".join(filter(None, [c.note, f"c = 10's runs are watched to {min(watched):.0f}-"
+                                                 f"{max(watched):.0f} x their t_test (no early stop): a collapse "
+                                                 "after that is not seen"]))
     return c
 
 
@@ -210,6 +217,9 @@ def _large(cells: dict, shown: dict, rule: str) -> Claim:
                     "than at c = 10 on every task.", cells, ("largest c", "c=10"),
                     f"{rule}. Per run stable = 1, else 0 (a run that never groks is not stable)")
     c.aggregate.update(shown)
+    counts = "; ".join(f"{task}: largest c stable on {sum(big)} of {len(big)} runs, c = 10 on {sum(ten)} of {len(ten)}"
+                       for task, (big, ten) in cells.items())
+    c.note = "; ".join(filter(None, [c.note, counts]))
     return c
 
 

@@ -26,8 +26,9 @@ from groklab.experiments.posthoc import Revision, precondition
 from groklab.experiments.spec import Claim
 from groklab.experiments.stats import run_table
 
-CADENCE = Revision("2026-12-06", "a seed whose window holds too few measurements makes the claim inconclusive "
-                   "(precondition: the cadence), not censored", "inconclusive (censored)",
+CADENCE = Revision("2026-12-06", "a seed whose window holds too few measurements (E), or whose peak the measures "
+                   "beside it cannot place (W), makes the claim inconclusive (precondition: the cadence), not "
+                   "censored", "inconclusive (censored)",
                    "a fresh read (2026-12-06): every run grokked; the cadence, not the runs, left it open")
 WHEN = 2.0  # "when": the peak within a factor 2 of t_train either way (our reading; one octave on a log axis)
 MIN_POINTS = 4  # measured steps a correlation needs
@@ -94,6 +95,14 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                    "t_train to t_test (or the last step)", {g: of(g, "rho") for g in groups},
                    lambda v: None if v is None else v < 0, "rho < 0", shown=shown("rho"),
                    aggregate={"control: rho of lambda_max(H_WW), same window": shown("rho_W")})
+    straddle = [r for r in sorted(runs) if r.startswith(f"{groups[0]}/") and runs[r]["within"] is None]
+    if w.holds is None and straddle and all(runs[r]["t_train"] is not None for r in straddle):
+        # every seed that cannot tell fit its training set: the peak's interval between two measures straddles the
+        # band -- the measuring cadence, not the run, leaves it open (as for E's window below)
+        w.note = ""
+        w = precondition(w, f"{len(straddle)} of {len(of(groups[0], 'within'))} seeds fit the training set but the "
+                         "measures beside lambda_max(H_WW)'s peak straddle the factor-2 band around t_train: the "
+                         "measuring cadence cannot place the peak (not censoring)", CADENCE)
     few = sum(bool(x) for x in of(groups[0], "few"))
     if e.holds is None and few and few == sum(x is None for x in of(groups[0], "rho")):
         e.note = ""  # every seed that cannot tell has too few measurements in its window: a design limit
