@@ -172,6 +172,14 @@ def test_fig10_claims_under_each_definition():
     for i in (0, 2):  # every seed of a trained setup moves: violated where it trained
         st[f"adam_wd1e-3/s{i}"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 21.0 + i), (256.0, 90.0, 60.0))
     assert fig10.claims(st, unfit)[2].holds is False
+    # a plain Adam setup that never generalizes (no rank at t_test) cannot tell, but the other one keeps changing
+    # after t_test: "only Adam-LR keeps changing" does not hold (until 2026-12-06 it read undecided), post hoc
+    gen = {f"{n}/s{i}": pts((40.0, 20.0, 10.0 if n != "adam_wd5e-3" else 5.0), (49.0, 48.0, 47.0), (256.0, 90.0, 60.0))
+           for n in fig10.SETUPS for i in range(3)}
+    for i in range(3):
+        gen[f"adam_wd5e-3/s{i}"] = pts((40.0, None, 5.0), (49.0, 48.0, 47.0), (256.0, 90.0, 60.0))
+    only = {x.id: x for x in fig10.claims(gen)}["only_adam_lr_changes_rank_after_grokking[rtol1e-2]"]
+    assert only.holds is False and only.post_hoc["verdict"].startswith("inconclusive")
 
 
 def test_fig11_claims_on_key_shares_in_token_and_dlog_order():

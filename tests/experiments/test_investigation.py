@@ -366,3 +366,15 @@ def test_birnn_weight_decay_where_neither_cell_fits_is_a_precondition_not_censor
     t["t_train"]["a0.3"] = [300.0, 400.0, 350.0]  # Adam fits: censoring of AdamW's runs is the right reason
     c = birnn._neither_fits(birnn.Claim("weight_decay_changes_little", "t", "s", holds=None, reason="censored"), t)
     assert c.reason == "censored" and not c.post_hoc
+
+
+def test_width_is_judged_on_end_state_at_the_ceiling_and_on_speed_both_ways():
+    from groklab.experiments.investigation import mlp
+
+    wide, narrow = "a0.5-L3-w256", "a0.5-L3-w64"
+    t = {"final_test": {wide: [1.0] * 6, narrow: [1.0] * 6},
+         "t_test": {wide: [1400, 1300, 1500, 1450, 1350, 1400], narrow: [1700, 1500, 1600, 1750, 1650, 1550]}}
+    c = mlp._width(t, wide, narrow)
+    assert c.holds is True and c.post_hoc["verdict"] == "inconclusive (precondition)"  # the ceiling rule's
+    t["t_test"][narrow] = [x * 4 for x in t["t_test"][narrow]]  # the narrow net groks 4x later: not "minimal"
+    assert mlp._width(t, wide, narrow).holds is False

@@ -260,6 +260,7 @@ def claims(pts: dict, unfit: dict | None = None, counts: list | None = None) -> 
                                   trained(["adam_lr_wd1e-3"]), AFTER, agg(after)),  # adaptive c: reported only
                  "adam": below(f"{lr_id} adam", "Plain Adam's rank(EW) settles after generalization.",
                                f"{what}; |rank(EW) at the end - at t_test| / at t_test", after, trained(PLAIN), AFTER)}
+        settles = _settles(parts["adam"], after, trained(PLAIN))
         out += [
             judge(above(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
                         f"{what} of EW; (first - last) / first", ew, trained(JUDGED), CHANGE, agg(ew)), JUDGED, unfit),
@@ -270,7 +271,29 @@ def claims(pts: dict, unfit: dict | None = None, counts: list | None = None) -> 
             judge(below(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
                         f"{what} of E; |last - first| / first", moved, trained(JUDGED), CHANGE, agg(moved)),
                   JUDGED, unfit),
-            judge(all_of(lr_id, f"Only Adam-LR keeps changing rank(EW) after generalization ({d}).", parts),
-                  JUDGED, unfit),
+            judge(_only(lr_id, d, parts, settles), JUDGED, unfit),
         ]
     return out
+
+
+# Plain Adam: a setup never generalizing cannot tell, one that keeps changing decides (a fresh read, 2026-12-06)
+SETTLES = Revision("2026-12-06", "plain Adam's part judged on the setups that generalize; one that never does cannot "
+                   "make it hold", "every plain Adam setup needed a rank at t_test, else undecided",
+                   "a fresh read: a setup without t_test hid another that fails")
+
+
+def _settles(part: Claim, after: dict, cells: list) -> Claim | None:
+    """Plain Adam's part on the setups with a rank at t_test; None where every setup has one (nothing changes)."""
+    have = [n for n in cells if any(v is not None for v in after.get(n, []))]
+    if not have or len(have) == len(cells):
+        return None
+    c = below(part.id, part.text, part.statistic, after, have, AFTER)
+    if c.holds is True:
+        c.inconclusive("precondition", f"{', '.join(n for n in cells if n not in have)}: no run generalizes")
+    return c
+
+
+def _only(lr_id: str, d: str, parts: dict, settles: Claim | None) -> Claim:
+    text = f"Only Adam-LR keeps changing rank(EW) after generalization ({d})."
+    old = all_of(lr_id, text, parts)
+    return old if settles is None else revised(all_of(lr_id, text, {**parts, "adam": settles}), old, SETTLES)

@@ -97,12 +97,17 @@ def lag(t: dict, cells: list[str]) -> dict[str, list]:
 def needs_fit(claim: Claim, t: dict, cells: list[str]) -> None:
     """Inconclusive (precondition) where more than half of a compared cell's runs never fit the training set
     (t_train never reached: their gap is undefined, so what is left is not the cell's runs but its few that fit)."""
-    unfit = {}
+    unfit, some = {}, {}
     for cell in cells:
         fits = list(t.get("t_train", {}).get(cell, []))
         n = sum(x is None or isinstance(x, Censored) for x in fits)
         if fits and n > len(fits) / 2:
             unfit[cell] = f"{n} of {len(fits)}"
+        elif n:  # a minority never fit: left out of the gaps, said (a fresh read found them dropped silently)
+            some[cell] = f"{n} of {len(fits)}"
+    if some:
+        claim.note = "; ".join(filter(None, [claim.note, "; ".join(f"{k}: {v} runs never fit the training set (no "
+                                                                   "gap: left out)" for k, v in some.items())]))
     if not unfit or claim.reason == "precondition":
         return
     was = says((claim.holds, claim.reason))
