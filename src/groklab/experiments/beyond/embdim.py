@@ -83,9 +83,8 @@ def _ceiling(go: dict, u: dict, last: dict, rising: dict, large: str, small: str
     grokked = {v: [x for x, ok in zip(u[v], level[v]) if ok] for v in (large, small)}
     c = contrast("larger_dim_lifts_ceiling", text, f"{what}, on the runs that grokked and ended level", grokked,
                  large, small, +1)
-    why = lambda g, r: "no GO" if g is None else "still rising"  # noqa: E731
-    left = {v: [f"s{i} ({why(g, r)} at step {s:.0f})" for i, (ok, g, r, s) in
-                enumerate(zip(level[v], go[v], up(v), last.get(v, []))) if not ok] for v in (large, small)}
+    left = {v: [f"s{i} ({'no GO' if g is None else 'still rising'} at step {s:.0f})" for i, (ok, g, s) in
+                enumerate(zip(level[v], go[v], last.get(v, []))) if not ok] for v in (large, small)}
     said = "; ".join(f"{v}: {len(x)} censored, no ceiling shown: {', '.join(x)}" for v, x in left.items() if x)
     c.note = "; ".join(filter(None, [c.note, said]))
     old = contrast("larger_dim_lifts_ceiling", text, "U-Acc (highest after the fit when grokking never takes off)",

@@ -148,18 +148,17 @@ def claims(per: dict, uneven: dict | None = None) -> list[Claim]:
     unevenness (None: judge the share alone, the rule before 2026-12-06)."""
     med = {s: median_censored(v) if v else None for s, v in per.items()}
     pair = ("skewed", "uniform")
-    both = None
-    if uneven is not None:  # judged first: benchmarks/falsifiable.py records a claim id's first call
-        both = contrast("skewed_sparser_than_uniform", "Imbalanced (skewed) sampling updates the tokens more "
-                        "unevenly: some are absent from many batches while others appear in most.",
-                        "coefficient of variation across operand tokens of the share of measured batches that "
-                        "give a token a gradient", {k: uneven.get(k, []) for k in pair}, *pair, +1)
-    share = contrast("skewed_sparser_than_uniform", "Imbalanced (skewed) sampling leaves more tokens without "
-                     "gradient.", "the share above", {k: per.get(k, []) for k in pair}, *pair, +1)
-    if both is not None:
-        both.aggregate["share of cells without gradient (the replaced statistic)"] = share.aggregate
-        both = revised(both, share, UNEVEN)
-    both = both or share
+    # the unevenness judged first: benchmarks/falsifiable.py records a claim id's first call
+    uneven_claim = None if uneven is None else contrast(
+        "skewed_sparser_than_uniform", "Imbalanced (skewed) sampling updates the tokens more unevenly: some are "
+        "absent from many batches while others appear in most.", "coefficient of variation across operand tokens "
+        "of the share of measured batches that give a token a gradient", {k: uneven.get(k, []) for k in pair},
+        *pair, +1)
+    both = contrast("skewed_sparser_than_uniform", "Imbalanced (skewed) sampling leaves more tokens without "
+                    "gradient.", "the share above", {k: per.get(k, []) for k in pair}, *pair, +1)
+    if uneven_claim is not None:
+        uneven_claim.aggregate["share of cells without gradient (the replaced statistic)"] = both.aggregate
+        both = revised(uneven_claim, both, UNEVEN)
     return [
         every_seed("sparse_gradient_columns", "Embedding gradients are sparse: tokens absent from a batch get none.",
                    "share of (measured step, operand token) cells with a zero gradient norm", per,

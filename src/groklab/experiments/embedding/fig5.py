@@ -152,11 +152,16 @@ def claims(t, profile: str = "quick") -> list[Claim]:
         time_claim("small_c_slow", "Small c under-updates the embedding: the smallest c groks later than c = 10.",
                    slow if len(slow) == len(TASKS) else {}, ("c=10", "smallest c"),
                    f"t_test = first eval step with test acc >= {HIGH}"),
-        _large(large if len(large) == len(TASKS) else {}, agg_large, rule) if profile != "quick" else
-        revised(_large(large if len(large) == len(TASKS) else {}, agg_large, rule),
-                Claim("large_c_unstable", "", LEVEL.replaced, holds=len(before) == len(TASKS) and all(before)),
-                LEVEL),
+        _level_marked(_large(large if len(large) == len(TASKS) else {}, agg_large, rule), before, profile),
     ]
+
+
+def _level_marked(claim: Claim, before: list, profile: str) -> Claim:
+    """`claim` marked post hoc (LEVEL) at the quick profile, whose runs predate the level rule; `before`: per task
+    whether the replaced rule held."""
+    if profile != "quick":
+        return claim
+    return revised(claim, Claim(claim.id, "", LEVEL.replaced, holds=len(before) == len(TASKS) and all(before)), LEVEL)
 
 
 # the shared level rule replaced the first one on 2026-11-26 (commit 2803334), after the quick runs of 11-25 had
@@ -172,7 +177,7 @@ def _balances(t, rule: str) -> Claim:
     c = 10 reaches HIGH no later than NEAR x the fastest other c whose seeds are all stable (non-inferiority on
     the censored times, claims.no_later_claim). A task where no other c is stable on every seed has nothing
     faster to balance against: its speed part is not judged (named in the aggregate)."""
-    stable, speed, shown, against, by_c = {}, {}, {}, {}, {}
+    stable, speed, shown, against, by_c, ten = {}, {}, {}, {}, {}, []
     for task in TASKS:
         data = _by_c(t, task)
         for c, v in data.items():
@@ -182,6 +187,7 @@ def _balances(t, rule: str) -> Claim:
         by_c[f"{task} collapses by c"] = {f"{c:g}": sum(v["collapses"]) for c, v in data.items()}
         if 10.0 not in data:
             continue
+        ten.append(data[10.0])
         stable[f"{task}/c=10"] = [int(x) for x in data[10.0]["stable"]]
         others = [c for c, v in data.items() if c != 10.0 and v["stable"] and all(v["stable"])]
         if others:
@@ -201,8 +207,7 @@ def _balances(t, rule: str) -> Claim:
     c.per_seed = {**shown, **c.per_seed}
     c.aggregate.update({"fastest other stable c": against, **by_c})
     # stability is an absence: say how long after grokking it was watched (a collapse can come later)
-    ten = [_by_c(t, task).get(10.0) for task in TASKS]
-    watched = [d["horizon"] / float(x) for d in ten if d for x in d["t_test"] if x is not None and x == x and x > 0]
+    watched = [d["horizon"] / float(x) for d in ten for x in d["t_test"] if x is not None and x == x and x > 0]
     if watched:
         c.note = "; ".join(filter(None, [c.note, f"c = 10's runs are watched to {min(watched):.0f}-"
                                                  f"{max(watched):.0f} x their t_test (no early stop): a collapse "

@@ -37,6 +37,7 @@ Differences from the paper and its released code:
 """
 from __future__ import annotations
 
+from copy import copy
 from pathlib import Path
 
 from groklab.experiments.controls import Control
@@ -123,7 +124,7 @@ def _neither_fits(c: Claim, t: dict) -> Claim:
         return c
     span = lambda v: f"{min(v):.2f}-{max(v):.2f}" if v else "none"  # noqa: E731
     ends = {k: [x for x in t["final_test"].get(k, []) if x is not None] for k in ("adamw", "a0.3")}
-    old = Claim(c.id, c.text, c.statistic, dict(c.per_seed), dict(c.aggregate), None, c.note, c.reason)
+    old, c = c, copy(c)
     c.note = ""
     c.inconclusive("precondition", f"neither cell fits its training set to 0.99 within the quick horizon (Adam: "
                                    f"{sum(isinstance(x, Censored) or x is None for x in ref)} of {len(ref)} runs): "
