@@ -268,7 +268,15 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
     LAST = {"d32": [3000, 3000, 3000], "d128": [3000, 3000, 3000]}
     e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450]},
                                         {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99]}, order, LAST)}
-    assert e["larger_dim_groks_earlier"].holds and e["larger_dim_lifts_ceiling"].holds
+    # two grokked d32 runs below three d128 runs: the exact rank p is 1/10, too few runs to decide (a bootstrap
+    # of two values, the rule before 2026-12-06, held); below five, 1/21 holds
+    assert e["larger_dim_groks_earlier"].holds and e["larger_dim_lifts_ceiling"].reason == "underpowered"
+    L5 = {"d32": [3000] * 3, "d128": [3000] * 5}
+    e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450, 420, 430]},
+                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99, 0.97, 1.0]}, order, L5)}
+    lifted = e["larger_dim_lifts_ceiling"]
+    assert lifted.holds and lifted.aggregate["all"]["p"] == pytest.approx(1 / 21)
+    assert lifted.aggregate["effect"]["paper (0.99 - 0.7)"] == 0.29 and "against the paper's 0.29" in lifted.note
     e = {x.id: x for x in embdim.claims({"d32": [400, 900, 600], "d128": [500, 450, 700]},
                                         {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, LAST)}
     assert e["larger_dim_groks_earlier"].reason == "underpowered"  # P(d128 first) = 5/9: no decision
@@ -279,10 +287,10 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
         {"d32": [0.05, 0.97, 0.96, 0.25], "d128": [1.0, 0.99, 1.0, 0.995]}
     L4 = {"d32": [2000, 3000, 3000, 3000], "d128": [3000] * 4}
     lifted = {x.id: x for x in embdim.claims(go, u, order, L4)}["larger_dim_lifts_ceiling"]
-    assert lifted.per_seed["d32"] == [0.97, 0.96] and "s0 (no GO at step 2000)" in lifted.note and lifted.post_hoc
+    assert lifted.per_seed["all d32"] == [0.97, 0.96] and "s0 (no GO at step 2000)" in lifted.note and lifted.post_hoc
     rising = {"d32": [False, False, True, False], "d128": [False] * 4}
     lifted = {x.id: x for x in embdim.claims(go, u, order, L4, rising)}["larger_dim_lifts_ceiling"]
-    assert lifted.per_seed["d32"] == [0.97] and "s2 (still rising at step 3000)" in lifted.note
+    assert lifted.per_seed["all d32"] == [0.97] and "s2 (still rising at step 3000)" in lifted.note
     stopped = circulant.claims({"default": [None] * 3, "toeplitz": [500, 550, 600], "circulant": [None] * 3},
                                {"default": [4500, 5000, 4600], "toeplitz": [4600] * 3, "circulant": [400] * 3})
     # a run without GO is censored at its own last step: a circulant run stopped at 400 tells nothing
@@ -370,6 +378,36 @@ def test_table1_published_numbers_against_a_prediction_interval():
     assert {c.id: c for c in published_claims(few)}["table1_u_acc_as_published"].reason == "precondition"
 
 
+def test_depth_amplitude_is_weighed_on_the_evals_that_hold_the_fit():
+    from groklab.experiments.beyond import depth
+
+    # U-Acc 1.0 at the third eval; the drop to 0.4 comes with the fit lost, the held evals dip to 0.9 only
+    assert depth.held_range([1, 1, 1, 0.2, 1], [0.3, 0.8, 1.0, 0.4, 0.9]) == pytest.approx(0.1)
+    assert depth.held_range([1, 1, 0.5], [0.2, 0.5, 1.0]) is None and depth.held_range([], []) is None
+    amp = {"layers1": [0.01, 0.02], "layers2": [0.1, 0.2], "layers3": [0.3, 0.4]}
+    flat = {"layers1": [0.05, 0.06], "layers2": [0.03, 0.04], "layers3": [0.01, 0.02]}  # falls with depth
+    fit = {"layers1": [1.0, 1.0], "layers2": [0.5, 0.6], "layers3": [0.0, 0.1]}
+    c = depth.claims(amp, {}, fit, flat)[0]
+    assert c.depends_on == ["evals the oscillation is read on"] and c.post_hoc["verdict"] == "holds"
+    assert "the fit is lost after GO too" in c.note and "layers3 0.00-0.10" in c.note
+    assert depth.claims(amp, {}, fit, amp)[0].holds and not depth.claims(amp, {}, fit, amp)[0].depends_on
+
+
+def test_uniformity_key_factor_is_weighed_within_runs():
+    from groklab.experiments.beyond import uniformity
+
+    ch = {f"wd1/s{i}": (0.8, 0.5) for i in range(3)} | {f"wd0/s{i}": (1.1, 1.2) for i in range(3)}
+    u = {"wd1": [1.0] * 3, "wd0": [0.1] * 3}
+    before = {f"wd1/s{i}": (500, 900) for i in range(3)}  # the spacing evens out before test accuracy rises
+    last = {"wd1": [3000] * 3, "wd0": [5000, 5050, 8700]}
+    c = uniformity.claims(ch, u, before, last)[1]
+    assert c.holds and not c.depends_on and "wd 0 runs ended at steps 5000-8700" in c.note
+    after = {f"wd1/s{i}": (2300, 900) for i in range(3)}  # it evens out after: the within-run reading fails
+    c = uniformity.claims(ch, u, after, last)[1]
+    assert c.depends_on == ["reading of 'key factor'"] and c.post_hoc["verdict"] == "holds"
+    assert c.to_dict()["verdict"].startswith("depends")
+
+
 def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing():
     from groklab.experiments.published import matches
 
@@ -378,6 +416,14 @@ def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing()
     assert wide.holds is None and wide.reason == "underpowered" and "range (0.7)" in wide.note
     tight = matches("x", "t", "U", {k: [v - 0.01, v, v + 0.01] for k, v in ref.items()}, ref)
     assert tight.holds is True
+    # a cell censored beside cells whose intervals are too wide: the data lack power, not only an event
+    from groklab.survival import Censored
+
+    vals = {k: [v - 0.3, v, v + 0.3] for k, v in ref.items()} | {"c": [0.6, 0.9, Censored(1.2)]}
+    c = matches("x", "t", "U", vals, ref)
+    assert c.reason == "underpowered" and "runs of c never reached the event" in c.note
+    vals["a"] = [0.19, 0.2, 0.21]  # one cell tight: the censored one could still decide
+    assert matches("x", "t", "U", vals, ref).reason == "censored"
 
 
 def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_rise():

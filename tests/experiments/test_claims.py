@@ -110,6 +110,16 @@ def test_fig2_claims():
     assert c["no_emb_add_rises_together"].per_seed["add/mlp lag"] == [3.0, 3.0, 3.0]
 
 
+def test_fig2_mul_delay_weighs_later_than_addition():
+    """§3.3's "delayed generalization for multiplication" also reads as later than addition: weighed beside."""
+    key = "reading of 'delayed'=later than addition (t_test mul after add)"
+    late = {x.id: x for x in fig2.claims(*_fig2(1.0, 600))}["emb_mul_groks_late"]
+    assert late.holds and late.sensitivity[key]["verdict"] == "holds"  # 600 after add's 300 on every seed
+    same = {x.id: x for x in fig2.claims(*_fig2(1.0, 300))}["emb_mul_groks_late"]
+    assert same.holds and not same.depends_on  # a delay after its own fit; not later than addition: said beside
+    assert same.sensitivity[key]["verdict"].startswith("inconclusive") and "later than addition" in same.note
+
+
 def test_half_rise_and_corise_on_smooth_curves():
     from groklab.experiments.embedding.fig2 import half_rise
 

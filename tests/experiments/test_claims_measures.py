@@ -311,3 +311,30 @@ def test_fig7_timing_names_the_cadence_where_fit_runs_cannot_place_w_peak():
     df["hessian/W_top"] = 10.0 - df["step"] / 100  # highest at the first measure: the peak lies in [0, 50]
     w, _ = fig7_timing.claims(df)
     assert w.holds is None and w.reason == "precondition" and "cadence" in w.note and w.post_hoc
+
+
+def test_fig10_phases_shape_run_by_run():
+    from groklab.experiments.embedding import fig10_phases as ph
+    from groklab.experiments.spec import Claim
+
+    steps = np.arange(0, 1001, 20)
+    # drop 256 -> 156 over [0, 100], flat to 500, 156 -> 56 over [500, 700], flat after: the paper's shape
+    three = np.interp(steps, [0, 100, 500, 700, 1000], [256, 156, 150, 56, 56])
+    r = ph.shape(steps, three, 100, 500, 700)
+    assert r["shows"] is True and r["measures"] == [6, 21, 11] and r["rates"][0] > 10 * abs(r["rates"][1])
+    steady = np.interp(steps, [0, 1000], [256, 56])  # one steady decline: no plateau
+    assert ph.shape(steps, steady, 100, 500, 700)["shows"] is False
+    assert ph.shape(steps, three, 100, 500, None)["shows"] is None  # never generalized: untimed
+    assert ph.shape(steps[::10], three[::10], 100, 500, 700)["shows"] is None  # too few measures per window
+    net = Claim("rank_W_decreases[x]", "W's rank ...", "net", {}, {})
+    net.holds = True
+    runs = {"a": [ph.shape(steps, three, 100, 500, 700)] * 3,
+            "b": [ph.shape(steps, three, 100, 500, 700)] * 2 + [ph.shape(steps, steady, 100, 500, 700)]}
+    c = ph.phases(net, runs)
+    assert c.holds is True and c.post_hoc["verdict"] == "holds"
+    runs["b"] = [ph.shape(steps, steady, 100, 500, 700)] * 2 + runs["b"][:1]
+    c = ph.phases(net, runs)
+    assert c.holds is False and "b: most runs" in c.note and "post hoc" in c.note
+    runs["b"] = [ph.shape(steps, three, 100, 500, None)] * 3  # untimed: cannot tell
+    c = ph.phases(net, runs)
+    assert c.holds is None and c.reason == "precondition"

@@ -60,8 +60,14 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
         c.note = "outside: " + ", ".join(f"{k} ({reference[k]:.4g} vs [{pis[k][0]:.4g}, {pis[k][1]:.4g}])"
                                          for k in outside)
         return c
-    if censored:
-        return c.inconclusive("censored", f"runs of {', '.join(censored)} never reached the event: no interval")
+    span = max(reference[k] for k in cells) - min(reference[k] for k in cells) if cells else 0.0
+    wide = [k for k in cells if len(cells) > 1 and pis[k] is not None and pis[k][1] - pis[k][0] > span]
+    if censored:  # no interval there; where the others cannot tell rows apart either, the data lack power
+        none = f"runs of {', '.join(censored)} never reached the event (censored at their last step)"
+        if wide and set(wide) | set(censored) == set(cells):
+            return c.inconclusive("underpowered", f"the prediction intervals of {len(wide)} of {len(cells)} cells "
+                                  f"are wider than the published values' range ({span:.4g}); {none}")
+        return c.inconclusive("censored", none)
     few = [k for k in cells if pis[k] is None]
     shift = pooled({k: values.get(k, []) for k in cells if k not in censored}, reference) if pooling else None
     if shift:
@@ -75,8 +81,6 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
         return c.inconclusive("precondition", f"fewer than 2 runs in {', '.join(few) or 'every cell'}")
     # an interval wider than the published column's own range cannot tell its rows apart: consistent with
     # every number the paper prints, it confirms none of them
-    span = max(reference[k] for k in cells) - min(reference[k] for k in cells)
-    wide = [k for k in cells if len(cells) > 1 and pis[k][1] - pis[k][0] > span]
     if wide:
         return c.inconclusive("underpowered", f"the prediction intervals of {len(wide)} of {len(cells)} cells are "
                                               f"wider than the published values' range ({span:.4g}): "

@@ -32,6 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
+from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import trend
 from groklab.experiments.spec import Claim, RunSpec, seeded
@@ -45,6 +46,10 @@ PAPER = ("As the number of layers increases, test sample points enter and exit t
 DEPTHS = (1, 2, 3)
 QUICK_P, QUICK_LR = 59, 0.003  # a quick p and lr where every depth holds its fit and 1 layer groks (docstring)
 RHO = 1.0  # "grows with depth" over three depths: the mean rises at each added layer (rho 1)
+# 004's mechanism moves test points while the training points stay: the amplitude read also over the evals where
+# the training set is held (train acc >= HELD), beside ours (a fresh read, 2026-12-06: deeper quick models lose
+# their fit after GO, an optimizer swing the sentence does not describe)
+HELD = 0.99
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -57,21 +62,45 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     figs = curves(df, out / "depth", "Fig. 2: test accuracy for 1, 2, 3 layers", order)
     u, low = per_variant(df, "u_acc", order), per_variant(df, "l_acc", order)
     amp = {v: [None if a is None or b is None else a - b for a, b in zip(u[v], low[v])] for v in u}
-    drops, fit = {}, {}
+    drops, fit, held = {}, {}, {}
     for run, n in (drops_after_go(df) if not df.empty else {}).items():
         drops.setdefault(variant_of(run), []).append(n)
+    test = after_go(df, "test/acc") if not df.empty else {}
     for run, acc in (after_go(df, "train/acc") if not df.empty else {}).items():
         fit.setdefault(variant_of(run), []).append(min(acc) if acc else None)
-    return figs, claims(amp, drops, fit)
+        held.setdefault(variant_of(run), []).append(held_range(acc, test.get(run, [])))
+    return figs, claims(amp, drops, fit, held)
 
 
-def claims(amp: dict, drops: dict, fit: dict | None = None) -> list[Claim]:
+def held_range(train: list, test: list) -> float | None:
+    """U-Acc - L-Acc read on the evals with the training set held: the highest test accuracy (from GO on) minus the
+    lowest at an eval after it with train acc >= HELD (None: no GO, or the fit never held after U)."""
+    if not test:
+        return None
+    top = max(range(len(test)), key=test.__getitem__)  # the first eval at U-Acc
+    kept = [b for a, b in zip(train[top:], test[top:]) if a >= HELD]
+    return test[top] - min(kept) if kept else None
+
+
+def claims(amp: dict, drops: dict, fit: dict | None = None, held: dict | None = None) -> list[Claim]:
     """`fit`: per variant, each seed's lowest training accuracy from GO on (None: no GO). 004's mechanism moves
     test points in and out of the indicative regions, which leaves the training set fit; a training accuracy
-    that falls with depth too says the oscillation is a loss of the fit (a measurement beside the claim)."""
+    that falls with depth too says the oscillation is a loss of the fit (a measurement beside the claim). `held`:
+    per variant, each seed's held_range."""
     xs = {f"layers{d}": d for d in DEPTHS}
-    return [trend("amplitude_grows_with_depth", "After grokking, the test-accuracy oscillation grows with depth.",
-                  "U-Acc - L-Acc (None: no grokking)", amp, xs, +1, strength=RHO),
+    text = "After grokking, the test-accuracy oscillation grows with depth."
+    amp_c = trend("amplitude_grows_with_depth", text, "U-Acc - L-Acc (None: no grokking)", amp, xs, +1, strength=RHO)
+    if held:
+        kept = trend(amp_c.id, text, f"U-Acc - the lowest test accuracy after it at an eval with train acc >= {HELD:g}",
+                     held, xs, +1, strength=RHO)
+        amp_c = weigh(amp_c, "evals the oscillation is read on", "every eval from GO on",
+                      {f"the training set held (train acc >= {HELD:g})": kept})
+    lost = {v: [x for x in f if x is not None] for v, f in (fit or {}).items()}
+    lost = "; ".join(f"{v} {min(x):.2f}-{max(x):.2f}" for v, x in lost.items() if x and min(x) < HELD)
+    if lost:  # the sentence's test points move while the training points stay: say where the fit was lost
+        amp_c.note = "; ".join(filter(None, [amp_c.note, f"the fit is lost after GO too (lowest train accuracy: "
+                                             f"{lost}): a swing the sentence does not describe"]))
+    return [amp_c,
             trend("drops_grow_with_depth", "Deeper models drop in test accuracy more often after grokking.",
                   "count of drops >= 0.05 between consecutive evals from GO on", drops, xs, +1, strength=RHO),
             trend("fit_falls_with_depth", "Measurement: after grokking deeper models lose more of their fit too (the "

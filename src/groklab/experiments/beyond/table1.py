@@ -120,10 +120,12 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
                      "L_go_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_acc"]],  # until 12-06
                      "last_per_seed": [int(x) for x in g["last_step"]],
                      "H": h["mean"], "H_lo": h["lo"], "H_hi": h["hi"],
-                     "H_per_seed": [None if _none(x) else round(x, 4) for x in g["h_or_max"]],
+                     "H_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["h_or_max"]],
                      "holdout_share": share, "U_if_chance_on_holdout": None if share is None else
                      (1 - share) + share / int(g["p"].iloc[0]),
                      "GO_per_seed": [None if pd.isna(x) else int(x) for x in g["go_step"]],
+                     "onset_per_seed": [None if pd.isna(x) else int(x) for x in g["onset"]],  # fit or not
+                     "fit_per_seed": [None if pd.isna(x) else int(x) for x in g["t_train"]],
                      # a run ended before its horizon (a plateau stop) that never grokked is censored there
                      "cut_per_seed": [bool(last < steps) for last, steps in zip(g["last_step"], g["steps"])],
                      "ceiling": g["ceiling"].mean(), "ceiling_expected": g["ceiling_expected"].mean(),
@@ -166,7 +168,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
 
 
 def markdown(tab: pd.DataFrame) -> str:
-    f = lambda v, d=1: "–" if _none(v) else f"{100 * v:.{d}f}"  # noqa: E731
+    f = lambda v, d=1: "–" if pd.isna(v) else f"{100 * v:.{d}f}"  # noqa: E731
     lines = [f"Table 1 at p = {tab['p'].iloc[0]} ({tab['seeds'].max()} seeds; k scaled from the paper's p = 97). "
              "U-Acc, L-Acc in %, mean [95% CI]; GO in steps (= epochs, full batch). Ceilings: chance-corrected "
              f"coverage of the test set within torus distance < {N_COVER} (mirror pairs count), exact and "
@@ -176,14 +178,14 @@ def markdown(tab: pd.DataFrame) -> str:
              "| expected |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in tab.iterrows():
-        ci = "" if _none(r["U_lo"]) else f" [{f(max(0.0, r['U_lo']))}, {f(min(1.0, r['U_hi']))}]"  # within [0, 1]
-        hci = "" if _none(r["H_lo"]) else f" [{f(max(0.0, r['H_lo']))}, {f(min(1.0, r['H_hi']))}]"
+        ci = "" if pd.isna(r["U_lo"]) else f" [{f(max(0.0, r['U_lo']))}, {f(min(1.0, r['U_hi']))}]"  # within [0, 1]
+        hci = "" if pd.isna(r["H_lo"]) else f" [{f(max(0.0, r['H_lo']))}, {f(min(1.0, r['H_hi']))}]"
         go = ("disappear" if r["grokked"] == 0 else f"{r['GO']:.0f}" + ("" if r["grokked"] == r["seeds"]
                                                                       else f" ({r['grokked']}/{r['seeds']})"))
-        known = not _none(r["paper_U"])
-        pg = "–" if not known else ("disappear" if _none(r["paper_GO"]) else f"{r['paper_GO']:.0f}")
-        paper = lambda v: "–" if _none(v) else f"{v:.2f}"  # noqa: E731
-        k = "–" if _none(r["k"]) else f"{r['k']:.0f}"
+        known = not pd.isna(r["paper_U"])
+        pg = "–" if not known else ("disappear" if pd.isna(r["paper_GO"]) else f"{r['paper_GO']:.0f}")
+        paper = lambda v: "–" if pd.isna(v) else f"{v:.2f}"  # noqa: E731
+        k = "–" if pd.isna(r["k"]) else f"{r['k']:.0f}"
         lines.append(f"| {r['split']} | {r['k97'] or '–'} | {k} | {f(r['U'])}{ci} "
                      f"| {paper(r['paper_U'])} | {f(r['L'])} | {paper(r['paper_L'])} | {go} | {pg} "
                      f"| {f(r['H'])}{hci} | {f(r['U_if_chance_on_holdout'])} "
@@ -198,10 +200,6 @@ def _falls(id: str, text: str, what: str, per_k: dict) -> Claim:
     """"`what` falls as k grows": the shared trend rule at rho <= RHO, cells named k=<k>."""
     cells = {f"k={k}": v for k, v in sorted(per_k.items())}
     return trend(id, text, what, cells, {f"k={k}": k for k in sorted(per_k)}, -1, strength=-RHO)
-
-
-def _none(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
 
 
 def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
@@ -261,9 +259,9 @@ def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
     for group in ("square", "strip", "strip_offset"):  # the mechanism: the holdout itself cannot be inferred
         out.append(_falls(f"{group}_h_falls_with_k", f"Measurement: accuracy on the {LABEL[group]} holdout "
                           "itself (H-Acc) falls as k grows.", "H-Acc (holdout accuracy at the eval of U-Acc)",
-                          {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not _none(r["H"])}))
+                          {k: r["H_per_seed"] for (s, k), r in by.items() if s == group and not pd.isna(r["H"])}))
     above = {f"{s} k={k}": [None if u is None else round(u - r["U_if_chance_on_holdout"], 4)
-                            for u in r["U_per_seed"]] for (s, k), r in by.items() if not _none(r["holdout_share"])}
+                            for u in r["U_per_seed"]] for (s, k), r in by.items() if not pd.isna(r["holdout_share"])}
     lifted = {k: all(v > 0 for v in vs if v is not None) for k, vs in above.items()}
     out.append(every_seed("u_is_not_composition_alone", "Measurement: in every holdout split U-Acc exceeds what "
                           "the test set's composition alone gives (perfect outside the holdout, chance on it).",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from groklab.experiments.choices import weigh
 from groklab.experiments.levels import above, all_of, below
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.published import matches
@@ -50,8 +51,28 @@ def published_claims(by: dict) -> list:
             old = matches(claim.id, claim.text, label, {name(*c): list(r["L_go_per_seed"]) for c, r in rows.items()},
                           ref, res)
             claim = revised(claim, old if ps == {P} else None, L_WITHOUT_GO)
+        if key == "go_epoch" and ps == {P}:
+            claim = _takeoff(claim, rows, ref, res)
         out.append(claim)
     return out
+
+
+def _takeoff(claim: Claim, rows: dict, ref: dict, res: dict) -> Claim:
+    """GO-epoch read as where test accuracy takes off whether or not the training set is fit (grok_events' onset:
+    10% of the way from its first value to 1), weighed beside ours (anchored at the fit): a run whose test
+    accuracy rises before it fits has no GO of ours (a fresh read, 2026-12-06: STRIP k = 60)."""
+    name = lambda s, k: f"{s} k={k}"  # noqa: E731
+    onset = {name(*c): [Censored(float(last)) if o is None else o for o, last in
+                        zip(r.get("onset_per_seed", []), r["last_per_seed"])] for c, r in rows.items()}
+    alt = matches(claim.id, claim.text, "GO-epoch read as the onset", onset, ref, res)
+    claim = weigh(claim, "reading of GO-epoch", "0.1 above test accuracy at the fit",
+                  {"test accuracy's take-off, fit or not (onset)": alt})
+    late = [f"{name(*c)}: {', '.join(str(t) for t in r.get('fit_per_seed', []))}" for c, r in rows.items()
+            if any(g is None for g in r["GO_per_seed"])]
+    if late:
+        claim.note = "; ".join(filter(None, [claim.note, "rows with a seed without GO fit their training set at "
+                                             "steps " + "; ".join(late)]))
+    return claim
 
 
 POOLED = Revision("2026-12-06", "also pooled over the rows: a published value beyond all of our runs on one side in "

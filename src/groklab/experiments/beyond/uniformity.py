@@ -15,7 +15,9 @@ Differences from the paper and its released code:
   profile.QUICK_HORIZON).
 - Statistic: both ratios (end / fit) < 1 on every wd 1 seed and not both on any wd 0 seed; "test accuracy
   follows" as U-Acc >= 0.9 on every wd 1 seed and < 0.9 on every wd 0 seed (our threshold). MED is measured
-  every 100 steps (quick 50); the release's every epoch.
+  every 100 steps (quick 50); the release's every epoch. "Key factor" is also read within runs (since
+  2026-12-06, after a fresh read): on every wd 1 seed MED_cv half way down no later than test accuracy half way
+  up, weighed beside the weight-decay contrast.
 - Seeds: the release one run (split random.seed(11) in base.py, init unseeded); ours seeds 0..n-1 (quick 5,
   paper 3) for init and split.
 """
@@ -23,7 +25,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
+from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
@@ -56,24 +61,70 @@ def changes(df) -> dict:
     return out
 
 
+def halves(df) -> dict:
+    """run -> (t_even, t_rise): from the fit on, the first step where MED_cv has fallen half way from its value at
+    the fit to its lowest, and the first eval where test accuracy has covered half of its rise to its highest."""
+    out = {}
+    for run, g in df.groupby("run"):
+        g = g.sort_values("step")
+        ev = g.dropna(subset=["test/acc"])
+        fit = ev[ev["train/acc"] >= 0.99]
+        if not len(fit):
+            continue
+        t0 = fit["step"].iloc[0]
+        m, a = g.dropna(subset=["progress/MED_cv"]), ev[ev["step"] >= t0]
+        m = m[m["step"] >= t0]
+        if not len(m):
+            continue
+        cv, acc = m["progress/MED_cv"].to_numpy(), a["test/acc"].to_numpy()
+        even = m["step"].to_numpy()[np.argmax(cv <= cv[0] - (cv[0] - cv.min()) / 2)]
+        rise = a["step"].to_numpy()[np.argmax(acc >= acc[0] + (acc.max() - acc[0]) / 2)]
+        out[run] = (int(even), int(rise))
+    return out
+
+
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
-    ch = changes(df) if not df.empty and "progress/MED" in df else {}
-    return figs, claims(ch, per_variant(df, "u_or_max", list(VARIANTS)))
+    have = not df.empty and "progress/MED" in df
+    ch, hv = (changes(df), halves(df)) if have else ({}, {})
+    order = list(VARIANTS)
+    return figs, claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order))
 
 
-def claims(ch: dict, u: dict) -> list[Claim]:
+def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None) -> list[Claim]:
+    """`hv`: run -> halves(); `last`: per variant each seed's last step (said in the note)."""
     by = {v: [ch[r] for r in sorted(ch) if variant_of(r) == v] for v in VARIANTS}
     med = {v: [round(a, 4) for a, _ in x] for v, x in by.items()}
     cv = {v: [round(b, 4) for _, b in x] for v, x in by.items()}
     both = lambda m: m[0] < 1 and m[1] < 1  # noqa: E731
+    follows = every_seed("test_accuracy_follows", "Test accuracy follows: it groks with weight decay, not without.",
+                         "U-Acc (highest after the fit without grokking)", {v: u.get(v, []) for v in ("wd1", "wd0")},
+                         {"wd1": lambda x: None if x is None else x >= GROK,
+                          "wd0": lambda x: None if x is None else x < GROK},
+                         f"U-Acc >= {GROK} with wd 1 and below it with wd 0")
+    if hv is not None:
+        follows = _key_factor(follows, hv, last or {})
     return [every_seed("wd_makes_embedding_uniform", "With weight decay MED falls and the spacing evens out; "
                        "without, neither.", "MED and MED_cv at the end / at the fit of the training set",
                        {v: by.get(v, []) for v in ("wd1", "wd0")}, {"wd1": both, "wd0": lambda m: not both(m)},
                        "both ratios are < 1 with wd 1, and not both with wd 0", shown={"MED ratio": med,
                                                                                        "MED_cv ratio": cv}),
-            every_seed("test_accuracy_follows", "Test accuracy follows: it groks with weight decay, not without.",
-                       "U-Acc (highest after the fit without grokking)", {v: u.get(v, []) for v in ("wd1", "wd0")},
-                       {"wd1": lambda x: None if x is None else x >= GROK,
-                        "wd0": lambda x: None if x is None else x < GROK},
-                       f"U-Acc >= {GROK} with wd 1 and below it with wd 0")]
+            follows]
+
+
+def _key_factor(follows: Claim, hv: dict, last: dict) -> Claim:
+    """"Uniformity is the key factor in improving test accuracy" read within runs too (a fresh read, 2026-12-06:
+    the manipulation of weight decay changes much besides uniformity): on every wd 1 seed the spacing evens out
+    (MED_cv half way down) no later than test accuracy rises (half way up), weighed beside the wd contrast."""
+    pairs = [hv[r] for r in sorted(hv) if variant_of(r) == "wd1"]
+    link = every_seed(follows.id, follows.text, "from the fit: the step MED_cv has fallen half way to its lowest "
+                      "(t_even) and the step test accuracy has risen half way to its highest (t_rise)",
+                      {"wd1": pairs}, lambda x: x[0] <= x[1], "t_even <= t_rise",
+                      shown={"wd1 t_even": [a for a, _ in pairs], "wd1 t_rise": [b for _, b in pairs]})
+    c = weigh(follows, "reading of 'key factor'", "weight decay's manipulation (groks with wd 1, not with wd 0)",
+              {"within runs: the embedding evens out before test accuracy rises": link})
+    ends = [int(x) for x in last.get("wd0", []) if x is not None]
+    if ends:
+        c.note = "; ".join(filter(None, [c.note, f"wd 0 runs ended at steps {min(ends)}-{max(ends)} (the plateau "
+                                         "stop: neither accuracy rising)"]))
+    return c

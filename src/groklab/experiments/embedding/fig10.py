@@ -15,7 +15,7 @@ import numpy as np
 from groklab.data.encoding import seq_len, vocab_size
 from groklab.experiments.assumptions import TRAINED, Assumption
 from groklab.experiments.choices import weigh
-from groklab.experiments.embedding.fig10_phases import measures_between, untimed
+from groklab.experiments.embedding.fig10_phases import by_setup, phases
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.levels import above, all_of, below, every_seed
 from groklab.experiments.posthoc import Revision, revised
@@ -51,7 +51,7 @@ ASSUMPTIONS = [
     Assumption("c", "optim.c", "10", "Fig. 10 does not restate Adam-LR's ratio; §4.3 and §5.2 use c = 10"),
 ]
 # no early stop: the claim is about what happens after generalization
-QUICK = ["task=mul", "batch_size=512", "steps=1500", "stop.early=false", "measures.spectra.every=100",
+QUICK = ["task=mul", "batch_size=512", "steps=1500", "stop.early=false", "measures.spectra.every=20",
          "measures.spectra.rank_rtol=0.01"]
 PAPER_SIZES = ["task=mul", "optim.lr=0.01", "batch_size=512", "steps=20000", "stop.early=false",
                "measures.spectra.every=250", "measures.spectra.rank_rtol=0.01"]
@@ -99,9 +99,8 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
     pts = {run: rank_points(c, t_test.get(run)) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
-    counts = [measures_between(curves[r]["stable", "W"][0], table.at[r, "t_train"], t_test.get(r))
-              for r in sorted(curves) if r.split("/")[0] in JUDGED]
-    judged = claims(pts, unfit(table["t_train"]), counts)
+    timing = {d: by_setup(curves, table, JUDGED, d) for d in DEFS}
+    judged = claims(pts, unfit(table["t_train"]), timing)
     judged = [_first_rule(c, pts) for c in judged] if profile == "quick" else judged
     return figs, readings(judged) + [init_sigma(df)]
 
@@ -222,10 +221,10 @@ def _rel(pts: dict, setup: str, d: str, m: str, f) -> list:
     return [None if v is None or v[0] is None or v[2] is None or not v[0] else f(*v) for v in vals]
 
 
-def _phases(net: Claim, counts: list | None) -> Claim:
-    """W's sentence is about three phases the cadence cannot time (fig10_phases); without `counts`, the net
-    decline alone (the rule before 2026-12-06)."""
-    return net if counts is None else untimed(net, counts)
+def _phases(net: Claim, runs: dict | None) -> Claim:
+    """W's sentence is about three phases, judged run by run (fig10_phases); without `runs`, the net decline alone
+    (the rule before 2026-12-06)."""
+    return net if runs is None else phases(net, runs)
 
 
 def judge(claim: Claim, setups, unfit: dict) -> Claim:
@@ -238,11 +237,11 @@ def judge(claim: Claim, setups, unfit: dict) -> Claim:
     return claim
 
 
-def claims(pts: dict, unfit: dict | None = None, counts: list | None = None) -> list[Claim]:
+def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> list[Claim]:
     """Each statement of the paper under each rank definition; per setup the mean over seeds with a 95%
     bootstrap CI, and a verdict only where the whole CI is on one side of the threshold. A setup in `unfit`
-    (never fit its training set) cannot make a statement over every setup fail or hold (see judge). `counts`: per
-    run the measures from t_train to t_test -- given, W's phases are said untimed (fig10_phases)."""
+    (never fit its training set) cannot make a statement over every setup fail or hold (see judge). `timing`:
+    definition -> fig10_phases.by_setup -- given, W's sentence is judged on its three phases."""
     unfit = unfit or {}
     trained = lambda names: [n for n in names if n not in unfit]  # noqa: E731
     out = []
@@ -267,7 +266,7 @@ def claims(pts: dict, unfit: dict | None = None, counts: list | None = None) -> 
             _phases(judge(above(f"rank_W_decreases[{d}]", f"W's rank drops early, plateaus and declines again "
                                 f"with grokking, in every setup ({d}).", f"{what} of W; (first - last) / first (the "
                                 "net decline; the phases need timing)", w, trained(JUDGED), CHANGE, agg(w)), JUDGED,
-                          unfit), counts),
+                          unfit), timing and timing[d]),
             judge(below(f"rank_E_stable[{d}]", f"E's rank remains largely stable ({d}).",
                         f"{what} of E; |last - first| / first", moved, trained(JUDGED), CHANGE, agg(moved)),
                   JUDGED, unfit),

@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.choices import weigh
+from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr
 from groklab.experiments.levels import above, all_of, below, every_seed
 from groklab.experiments.posthoc import CENSOR_RISING, revised
@@ -115,6 +116,12 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                     {f"{k}/mlp_emb": v for k, v in t_train.items()}, lambda t: t is not None, "it is reached",
                     {f"{k}/median_t_train": median_censored(v) for k, v in t_train.items()})
     late = [_late(task, g("t_test", task, "mlp_emb"), t_train[task]) for task in ("mul", "add")]
+    if len(t):  # §3.3's "but with a delayed generalization for multiplication" also reads as: later than addition
+        times = {task: event_times(t, "t_test", task__name=task, model__name="mlp_emb") for task in TASKS}
+        later = time_claim(late[0].id, late[0].text, {"mlp_emb": (times["add"], times["mul"])}, ("add", "mul"),
+                           "t_test (test acc >= 0.99) of model=mlp_emb, add against mul")
+        late[0] = weigh(late[0], "reading of 'delayed'", "after its own fit (t_test / t_train)",
+                        {"later than addition (t_test mul after add)": later})
     return [c0, c1, c2, c3, *late]
 
 
