@@ -54,7 +54,8 @@ def _image_rules(cfg) -> None:
 
 MAX_ROWS = 2_000_000  # rows of an operation table
 MAX_POLY_WORK = 10**9  # elementwise operations to evaluate a polynomial table: ~5 s on one CPU core
-BINARY = ("add", "sub", "mul", "div", "poly")
+BINARY = ("add", "sub", "mul", "div", "poly", "dihedral", "perm")
+MANY = ("sum", "parity")  # tasks of K operands
 
 
 def is_prime(n: int) -> bool:
@@ -64,7 +65,8 @@ def is_prime(n: int) -> bool:
     return all(n % d for d in range(2, int(n ** 0.5) + 1))
 
 
-def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None = None, known: tuple = ()) -> None:
+def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None = None, known: tuple = (),
+               support: int = 3) -> None:
     """A task's arguments against each other: the one place these rules live, used by the config and by
     data.make_table (which passes `poly_cost`, the elementwise operations per row of the parsed expression, and
     `known`, the task names: the config's schema checks the name itself)."""
@@ -76,6 +78,13 @@ def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None
         raise ConfigError("p", p, f"p**2 = {p * p} rows exceeds the limit of {max_rows}; use a smaller p")
     if name == "div" and not is_prime(p):
         raise ConfigError("p", p, "must be prime for task=div (inverses mod p)")
+    if name == "dihedral" and (p % 2 or p < 6):
+        raise ConfigError("p", p, "task=dihedral takes the group's order 2n, even and ≥ 6 (D_3 is the smallest "
+                                  "non-abelian one)")
+    if name == "perm" and (p < 6 or factorial_root(p) is None):
+        raise ConfigError("p", p, "task=perm takes the group's order m!: 6, 24, 120 (S_5) or 720")
+    if name == "parity" and p != 2:
+        raise ConfigError("p", p, "task=parity takes p=2 (bits)")
     if name == "poly" and not expr:
         raise ConfigError("task.expr", expr, "task=poly needs an expression in a and b, e.g. task.expr='a^2+b'")
     if name != "poly" and expr is not None:
@@ -84,14 +93,27 @@ def task_rules(name, p, expr, K, max_rows: int = MAX_ROWS, poly_cost: int | None
         raise ConfigError("task.expr", expr, f"evaluating it over the p**2 = {p * p} rows takes "
                                              f"{poly_cost * p * p:.1e} elementwise operations, above the limit "
                                              f"{MAX_POLY_WORK:.0e} (a few seconds); use lower powers or a smaller p")
-    if name != "sum" and K != 2:
-        raise ConfigError("task.K", K, f"only used with task=sum (task is '{name}', which has 2 operands)")
-    if name == "sum":
+    if name not in MANY and K != 2:
+        raise ConfigError("task.K", K, f"only used with task=sum or parity (task is '{name}', which has 2 operands)")
+    if name != "parity" and support != 3:
+        raise ConfigError("task.support", support, f"only used with task=parity (task is '{name}')")
+    if name in MANY:
         if not isinstance(K, int) or isinstance(K, bool) or K < 2:
-            raise ConfigError("task.K", K, "must be an integer ≥ 2 for task=sum")
+            raise ConfigError("task.K", K, f"must be an integer ≥ 2 for task={name}")
         if K * math.log10(p) > math.log10(max_rows):  # arithmetic on logs: p**K itself may have 10^9 digits
             raise ConfigError("task.K", K, f"p**K = {p}**{K} ~ 10^{K * math.log10(p):.1f} rows exceeds the limit of "
                                            f"{max_rows}; use a smaller K or p")
+    if name == "parity" and (not isinstance(support, int) or isinstance(support, bool) or not 1 <= support <= K):
+        raise ConfigError("task.support", support, f"must be an integer in [1, task.K={K}] (the bits the label reads)")
+
+
+def factorial_root(n: int) -> int | None:
+    """m with m! == n (m >= 1), else None: the symmetric group S_m has order n."""
+    m, f = 1, 1
+    while f < n:
+        m += 1
+        f *= m
+    return m if f == n else None
 
 
 def split_rules(name, p: int, n_operands: int, frac_train, test_reserve, skew, k) -> None:
@@ -142,9 +164,9 @@ def cross_field_rules(cfg) -> None:
             raise ConfigError(f"measures.{name}.blocks", "last", "block 'last' is model=resnet18's; "
                               "use E, W, rest or all")
     if not images:
-        task_rules(t.name, cfg.p, t.expr, t.K)
+        task_rules(t.name, cfg.p, t.expr, t.K, support=t.support)
     if not images:  # the image task has its own split of pictures
-        split_rules(s.name, cfg.p, t.K if t.name == "sum" else 2, s.frac_train, s.test_reserve, s.skew, s.k)
+        split_rules(s.name, cfg.p, t.K if t.name in MANY else 2, s.frac_train, s.test_reserve, s.skew, s.k)
     if cfg.amp != "off" and cfg.dtype != "float32":
         raise ConfigError("amp", cfg.amp, f"autocasts float32 work; dtype={cfg.dtype} has none (use dtype=float32)")
     if m.name == "transformer" and m.d_emb % m.n_heads:
@@ -168,5 +190,5 @@ def cross_field_rules(cfg) -> None:
         raise ConfigError("sampler", "entropy", "reads one shared operand table; use encoding=op or no_op")
     if cfg.sampler == "entropy" and m.freeze_emb:
         raise ConfigError("sampler", "entropy", "needs embedding gradients; the embedding is frozen")
-    if cfg.sampler == "balanced" and t.name == "sum" and t.K != 2:
+    if cfg.sampler == "balanced" and t.name in MANY and t.K != 2:
         raise ConfigError("sampler", "balanced", f"needs 2 operands (task.K={t.K})")

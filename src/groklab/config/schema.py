@@ -14,7 +14,7 @@ from groklab.config.section import Section
 from groklab.errors import ConfigError, deprecated
 
 # The names each choice allows; the tuples below are read off these types (one list of names each).
-TaskName = Literal["add", "sub", "mul", "div", "poly", "sum", "shapes"]
+TaskName = Literal["add", "sub", "mul", "div", "poly", "sum", "dihedral", "perm", "parity", "shapes"]
 SplitName = Literal["random", "uniform", "skewed", "square", "strip"]
 ModelName = Literal["mlp", "mlp_emb", "transformer", "lstm", "birnn", "resnet18"]
 OptimName = Literal["sgd", "adam", "adamw", "nadam", "rmsprop", "muon"]
@@ -27,9 +27,12 @@ TASK_NAMES, SPLITS, MODELS, OPTIMIZERS, SAMPLERS, ENCODINGS, EMB_INITS = (
 
 
 class TaskConfig(Section):
-    name: TaskName = "mul"  # operation over Z_p, or shapes: grids of pictures (004 §6.3)
+    name: TaskName = "mul"  # operation over Z_p, a group's composition, or shapes: grids of pictures (004 §6.3)
     expr: Optional[str] = None  # polynomial in a, b for name=poly, e.g. "a^2+a*b+b^2"
-    K: int = Field(2, ge=2)  # number of operands for name=sum
+    K: int = Field(2, ge=2)  # number of operands for name=sum, of bits for name=parity
+    # dihedral / perm: composition in D_(p/2) / S_m (p = m!), p the group's order (data/groups.py);
+    # parity: p = 2, the label the parity of the first `support` of the K bits
+    support: int = Field(3, ge=1)
     # shapes: a cells x cells grid of dictionary pictures (empty, polygons with 3, 4, ... sides), side x side px;
     # label = sum of the cells' side counts (weight=sides) or that sum mod `mod`; labels=random: a control
     cells: int = Field(2, ge=1, le=4)

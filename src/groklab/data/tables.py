@@ -8,6 +8,7 @@ import torch
 from groklab.config import TASK_NAMES
 from groklab.config.rules import MAX_ROWS, task_rules
 from groklab.data.expr import parse_poly, pow_mod
+from groklab.data.groups import dihedral_table, parity_labels, symmetric_table
 
 KNOWN_TASKS = TASK_NAMES
 
@@ -36,18 +37,23 @@ def _grid(p: int, b_from: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     return a, b
 
 
-def make_table(name: str, p: int, expr: str | None = None, K: int = 2, max_rows: int = MAX_ROWS) -> Table:
-    """The full table of task `name` over Z_p (div: b != 0; sum: K operands), its arguments checked by the
-    config's rules (config/rules.py), the polynomial's cost included."""
+def make_table(name: str, p: int, expr: str | None = None, K: int = 2, max_rows: int = MAX_ROWS,
+               support: int = 3) -> Table:
+    """The full table of task `name` over Z_p (div: b != 0; sum: K operands; parity: K bits), or over a group
+    of order p (dihedral, perm: data/groups.py), its arguments checked by the config's rules (config/rules.py),
+    the polynomial's cost included."""
     cost = parse_poly(expr).cost if name == "poly" and isinstance(expr, str) and expr else None
-    task_rules(name, p, expr, K, max_rows, cost, KNOWN_TASKS)
-    if name == "sum":
+    task_rules(name, p, expr, K, max_rows, cost, KNOWN_TASKS, support)
+    if name in ("sum", "parity"):
         # Row i holds the base-p digits of i, most significant first: lexicographic order.
         i = torch.arange(p**K)
         powers = p ** torch.arange(K - 1, -1, -1)
         operands = i[:, None] // powers % p
-        return Table(name, p, operands, operands.sum(1) % p)
+        return Table(name, p, operands, operands.sum(1) % p if name == "sum" else parity_labels(operands, support))
     a, b = _grid(p, b_from=1 if name == "div" else 0)
+    if name in ("dihedral", "perm"):
+        product = dihedral_table(p) if name == "dihedral" else symmetric_table(p)
+        return Table(name, p, torch.stack([a, b], 1), product[a, b])
     if name == "add":
         y = (a + b) % p
     elif name == "sub":

@@ -11,6 +11,7 @@ from typing import Optional, Protocol
 
 import torch
 
+from groklab.config.rules import factorial_root
 from groklab.data.encoding import encode, seq_len, vocab_size
 from groklab.data.images import make_image_task
 from groklab.data.tables import OnTable, Table, make_table
@@ -25,7 +26,7 @@ class Task(Protocol):
     def show(self, i: int) -> str: ...
 
 
-SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "dihedral": "o", "perm": "o"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class TokenTask(OnTable):
     vocab: int  # token ids 0..vocab-1
     n_ctx: int  # tokens per example
     expr: Optional[str] = None  # the polynomial, for task poly
+    support: int = 3  # the bits the label reads, for task parity
 
     @property
     def n_classes(self) -> int:
@@ -50,10 +52,13 @@ class TokenTask(OnTable):
             lhs = f" {SYMBOLS[t.name]} ".join(map(str, ops))
         elif t.name == "sum":
             lhs = " + ".join(map(str, ops))
+        elif t.name == "parity":
+            lhs = f"parity of the first {self.support} of bits {ops}"
         else:
             lhs = f"{self.expr} at a={ops[0]}, b={ops[1]}"
         x = self.inputs[i].tolist()
-        return f"{lhs} = {int(t.y[i])} (mod {t.p})   {'values' if self.inputs.is_floating_point() else 'tokens'} {x}"
+        where = {"dihedral": f"in D_{t.p // 2}", "perm": f"in S_{factorial_root(t.p)}"}.get(t.name, f"mod {t.p}")
+        return f"{lhs} = {int(t.y[i])} ({where})   {'values' if self.inputs.is_floating_point() else 'tokens'} {x}"
 
 
 def make_task(cfg):
@@ -62,11 +67,11 @@ def make_task(cfg):
     t = cfg.task
     if t.name == "shapes":
         return make_image_task(t.cells, t.entries, t.image, t.weight, t.mod, t.labels, cfg.split.seed)
-    table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K)
+    table = make_table(cfg.task.name, cfg.p, expr=cfg.task.expr, K=cfg.task.K, support=cfg.task.support)
     raw = cfg.model.name == "mlp"
     X = encode(table.operands, cfg.p, cfg.encoding, raw=raw, offset=cfg.encoding_offset)
     if raw:
         X = X.to(getattr(torch, cfg.dtype))
     K = table.n_operands
     vocab = vocab_size(cfg.p, cfg.encoding, K, cfg.encoding_offset)
-    return TokenTask(table, X, cfg.encoding, vocab, seq_len(K, cfg.encoding), cfg.task.expr)
+    return TokenTask(table, X, cfg.encoding, vocab, seq_len(K, cfg.encoding), cfg.task.expr, cfg.task.support)

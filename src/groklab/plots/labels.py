@@ -15,6 +15,7 @@ NAMES = {
     "birnn": "BiRNN", "resnet18": "ResNet-18", "dnn": "MLP",
     # tasks
     "add": "a + b", "sub": "a − b", "mul": "a × b", "div": "a ÷ b", "poly": "polynomial", "sum": "sum of K",
+    "dihedral": "D_n", "perm": "S_m", "parity": "sparse parity",
     # optimizers and 000's variants
     "adam": "Adam", "adamw": "AdamW", "sgd": "SGD", "nadam": "NAdam", "rmsprop": "RMSprop",
     "adam_lr": "Adam-LR (c = 10)", "adam_lr_adaptive": "Adam-LR (adaptive c)", "adam_lr_row": "Adam-LR (per-row c)",
