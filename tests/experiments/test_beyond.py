@@ -382,8 +382,10 @@ def test_depth_amplitude_is_weighed_on_the_evals_that_hold_the_fit():
     from groklab.experiments.beyond import depth
 
     # U-Acc 1.0 at the third eval; the drop to 0.4 comes with the fit lost, the held evals dip to 0.9 only
-    assert depth.held_range([1, 1, 1, 0.2, 1], [0.3, 0.8, 1.0, 0.4, 0.9]) == pytest.approx(0.1)
+    long = [1.0, 0.95] * 5  # ten more held evals after U, the lowest 0.9
+    assert depth.held_range([1, 1, 1, 0.2, 1] + [1] * 10, [0.3, 0.8, 1.0, 0.4, 0.9] + long) == pytest.approx(0.1)
     assert depth.held_range([1, 1, 0.5], [0.2, 0.5, 1.0]) is None and depth.held_range([], []) is None
+    assert depth.held_range([1] * 9, [0.5] + [1.0] * 8) is None  # fewer than MIN_HELD held evals after U
     amp = {"layers1": [0.01, 0.02], "layers2": [0.1, 0.2], "layers3": [0.3, 0.4]}
     flat = {"layers1": [0.05, 0.06], "layers2": [0.03, 0.04], "layers3": [0.01, 0.02]}  # falls with depth
     fit = {"layers1": [1.0, 1.0], "layers2": [0.5, 0.6], "layers3": [0.0, 0.1]}
@@ -446,6 +448,14 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     assert below.holds is True and trend.reason == "precondition" and "frac=0.9" in trend.note
     below, trend = fig4.claims({0.1: [0.1, 0.11, 0.1], **low}, {})
     assert trend.reason != "precondition" and "left out" not in trend.note
+    # a run below 0.99 whose curve is still rising at its end is censored, not a confirmation (post hoc)
+    up = {0.3: [False] * 3, 0.6: [False, True, False], 0.9: [False] * 3}
+    below, _ = fig4.claims(low, {}, up)
+    assert below.holds is None and below.reason == "censored" and "then, 2026-12-06" in below.post_hoc["rule"]
+    # the smallest frac weighed: where it alone makes (1 - frac) U-Acc rise, the verdict depends on the fracs
+    rises = {0.1: [0.2 / 0.9] * 3, **{x: [b / (1 - x) for b in (0.39, 0.41, 0.40)] for x in (0.2, 0.3, 0.4)}}
+    _, trend = fig4.claims(rises, {}, None, {0.1: [None, None, 500], 0.2: [400] * 3, 0.3: [300] * 3, 0.4: [300] * 3})
+    assert trend.holds is False and trend.depends_on == ["fracs"] and "2 of 3 runs have no GO" in trend.note
 
 
 def test_the_quick_resnet_variant_gives_no_verdict_on_004s_task():

@@ -37,12 +37,16 @@ def test_fig12_both_claims_hold():
     assert c["skewed_delays_generalization"].per_seed["lr0.01/b512 uniform t_test"] == [500, 550, 600]
 
 
-def test_fig12_delay_presumes_a_rare_token():
-    """A skew that leaves every token >= 20 training rows does not test what imbalanced updates do."""
+def test_fig12_delay_says_the_rare_token_count_beside():
+    """Fig. 12's premise is a skewed distribution of updates: a skew that leaves every token >= 20 training rows
+    is judged all the same (until 2026-12-06 a gate made it a precondition: the replaced verdict beside)."""
     c = _fig12(lambda lr, B, sp, s: (100, 1500 if sp == "skewed" else 500 + 50 * s), rows=20)
     d = c["skewed_delays_generalization"]
-    assert d.holds is None and d.reason == "precondition" and "the rule holds" in d.note, d.note
+    assert d.holds is True and "0 of 18 skewed runs leave a token in <= 5 training rows" in d.note, d.note
+    assert "inconclusive (precondition)" in d.note and d.post_hoc["since"] == "2026-11-26"
     assert c["grokking_persists_random"].holds  # the random-split claim does not rest on the skew
+    lean = _fig12(lambda lr, B, sp, s: (100, 400 + 50 * s if sp == "skewed" else 500 + 50 * s))
+    assert "the runs lean the other way" in lean["skewed_delays_generalization"].note
 
 
 def test_fig12_claims_fail_in_one_cell():

@@ -101,3 +101,15 @@ def test_still_rising_reads_the_last_quarter_of_the_run():
     # the window is the last quarter of the steps: a rise that ended before it does not count
     early = np.minimum(0.6, steps / 20000)
     assert not still_rising(steps, early)
+
+
+def test_held_from_is_the_first_streak_that_lasts():
+    from groklab.measures.curves import held_from
+
+    steps = list(range(0, 1001, 100))
+    acc = [0.1, 0.5, 0.99, 0.97, 0.995, 0.99, 1.0, 1.0, 0.98, 1.0, 1.0]
+    assert held_from(steps, acc, 0.99, 0) == 200  # the first touch
+    assert held_from(steps, acc, 0.99, 200) == 400  # 200 falls back at 300; 400-600 holds 200 steps
+    assert held_from(steps, acc, 0.99, 400) == 900  # 400-700 breaks at 800; 900-1000 runs to the end
+    assert held_from(steps, acc[:9], 0.99, 400) is None  # ends below the level: no streak
+    assert held_from([], [], 0.99, 100) is None and held_from(steps, acc, 0.95, 0) == 200

@@ -50,6 +50,7 @@ RHO = 1.0  # "grows with depth" over three depths: the mean rises at each added 
 # the training set is held (train acc >= HELD), beside ours (a fresh read, 2026-12-06: deeper quick models lose
 # their fit after GO, an optimizer swing the sentence does not describe)
 HELD = 0.99
+MIN_HELD = 10  # held evals after U a range needs (a fresh read, 2026-12-06: two 3-layer seeds had one)
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
@@ -74,12 +75,13 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
 
 def held_range(train: list, test: list) -> float | None:
     """U-Acc - L-Acc read on the evals with the training set held: the highest test accuracy (from GO on) minus the
-    lowest at an eval after it with train acc >= HELD (None: no GO, or the fit never held after U)."""
+    lowest at an eval after it with train acc >= HELD (None: no GO, or fewer than MIN_HELD such evals after U:
+    a range over one or two evals is 0 or near it by construction)."""
     if not test:
         return None
     top = max(range(len(test)), key=test.__getitem__)  # the first eval at U-Acc
     kept = [b for a, b in zip(train[top:], test[top:]) if a >= HELD]
-    return test[top] - min(kept) if kept else None
+    return test[top] - min(kept) if len(kept) >= MIN_HELD else None
 
 
 def claims(amp: dict, drops: dict, fit: dict | None = None, held: dict | None = None) -> list[Claim]:
@@ -99,7 +101,9 @@ def claims(amp: dict, drops: dict, fit: dict | None = None, held: dict | None = 
     lost = "; ".join(f"{v} {min(x):.2f}-{max(x):.2f}" for v, x in lost.items() if x and min(x) < HELD)
     if lost:  # the sentence's test points move while the training points stay: say where the fit was lost
         amp_c.note = "; ".join(filter(None, [amp_c.note, f"the fit is lost after GO too (lowest train accuracy: "
-                                             f"{lost}): a swing the sentence does not describe"]))
+                                             f"{lost}): loss spikes in which train and test accuracy fall together, "
+                                             "a swing the sentence (test points moving while the training points "
+                                             "stay) does not describe"]))
     return [amp_c,
             trend("drops_grow_with_depth", "Deeper models drop in test accuracy more often after grokking.",
                   "count of drops >= 0.05 between consecutive evals from GO on", drops, xs, +1, strength=RHO),

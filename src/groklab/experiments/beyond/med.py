@@ -62,6 +62,7 @@ WINDOW = Assumption("window", "correlation window", "from the fit to the run's e
                     "004 shows whole curves; runs stop 4,000 steps after their last rise (quick)",
                     other=f"from the fit to {AFTER_GROK:,} steps after test accuracy reaches 0.99", profiles=())
 RHO = 0.5  # "closely matches": the median correlation over seeds at least this (ours; the sign alone read beside)
+STRONG = 0.8  # "closely" / "exceptionally" read as a strong correlation (a reading weighed beside ours)
 CHANGES = Revision("2026-11-28", "the Pearson correlation of the step-to-step changes of MED and test loss, to the "
                    "run's end", "the Spearman correlation of their levels, to the run's end and (our arm) to 1,000 "
                    "steps after grokking", "Remark 4.3 speaks of 'nearly identical changes', and the window is our "
@@ -125,11 +126,21 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     # of the changes, the same bar); until 2026-12-06 the sign alone (bar 0), no reading of "closely matches"
     ranks = {c.id: c for c in claims(changes, levels, by="spearman")}
     smoothed = {c.id: c for c in claims(correlations(df, smooth=SMOOTH), levels)}
-    return _plot(df, out / "med"), [weigh(revised(c, was.get(c.id), CHANGES), "correlation of the changes",
-                                          "Pearson r of the raw curves",
-                                          {"Spearman rho": ranks[c.id],
-                                           f"Pearson r of the +-{SMOOTH}-step running means": smoothed[c.id]})
-                                    for c in judged]
+    # the quotes' strength ("closely matches", "exceptionally capable") read as a strong correlation (a fresh read,
+    # 2026-12-06: the one reading that held was a moderate one)
+    strong = {c.id: c for c in claims(changes, levels, bar=STRONG)}
+    weighed = []
+    for c in judged:
+        others = {"Spearman rho": ranks[c.id], f"Pearson r of the +-{SMOOTH}-step running means": smoothed[c.id],
+                  f"Pearson r >= {STRONG:g} ('closely' / 'exceptionally')": strong[c.id]}
+        held = ([f"ours (Pearson r >= {RHO:g})"] if c.holds is True else []) + [k for k, o in others.items()
+                                                                                if o.holds is True]
+        c = weigh(revised(c, was.get(c.id), CHANGES), "correlation of the changes", "Pearson r of the raw curves",
+                  others)
+        c.note = "; ".join(filter(None, [c.note, f"{len(held)} of {len(others) + 1} readings hold"
+                                         + (f": {', '.join(held)}" if held else "")]))
+        weighed.append(c)
+    return _plot(df, out / "med"), weighed
 
 
 def _present(runs) -> list[int]:

@@ -7,13 +7,23 @@ skewed split generalizes later than the random one. Uniform is drawn and reporte
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from pathlib import Path
 
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.fig2 import DELAY
 from groklab.experiments.embedding.fig4 import SPLITS
-from groklab.experiments.embedding.profile import RARE, SKEW, WD_MODE, base_overrides, needs_rare, rare_rows
+from groklab.experiments.embedding.profile import (
+    RARE,
+    RARE_TOKENS,
+    SKEW,
+    WD_MODE,
+    base_overrides,
+    needs_rare,
+    rare_rows,
+)
 from groklab.experiments.levels import above, all_of, every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import per_seed, run_table
 from groklab.plots.curves import acc_grid
@@ -93,7 +103,31 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
                                                     "is censored: it may yet)"),
                           "delayed": above("delayed", "", f"t_test / t_train ({thr}), random split", ratios,
                                            list(ratios), DELAY)})
-    return [persists, needs_rare(_delays(delay, delay95 if t95 is not None else None, per_b), rare)]
+    return [persists, _premise(_delays(delay, delay95 if t95 is not None else None, per_b), rare)]
+
+
+# Fig. 12's premise is a "skewed distribution of embedding update", which a skew on a produces (Fig. 3 measures
+# it); the rare-token gate reads Fig. 4's "heavily imbalanced" into it. Said beside since 2026-12-06.
+SKEWED_UPDATES = Revision("2026-12-06", f"judged on the skew the runs train with; whether it leaves a token in <= "
+                          f"{RARE} training rows said beside, not a gate", f"inconclusive (precondition) unless every "
+                          f"skewed run's split leaves some token in <= {RARE} training rows",
+                          "a fresh read (2026-12-06): the gate is stronger than the sentence's premise and, with a "
+                          "skew on a, rules out the paper's own design")
+
+
+def _premise(c: Claim, rare: dict[str, int]) -> Claim:
+    """`c` judged on every skewed run, the rare-token gate's verdict beside it (post hoc), and which way the runs
+    lean where nothing is decided."""
+    gated = needs_rare(deepcopy(c), rare)
+    c.aggregate["skewed: rarest token's training rows"] = sorted(rare.values())
+    P = [a["P(random first)"] for a in c.aggregate.values() if isinstance(a, dict)
+         and a.get("P(random first)") is not None]
+    lean = sum(x < 0.5 for x in P)
+    said = [f"{sum(n <= RARE for n in rare.values())} of {len(rare)} skewed runs leave a token in <= {RARE} "
+            "training rows"] + ([f"P(random first) < 1/2 in {lean} of {len(P)} cells: the runs lean the other way"]
+                                 if lean > len(P) / 2 else [])
+    c.note = "; ".join(filter(None, [c.note, *said]))
+    return revised(revised(c, deepcopy(c), RARE_TOKENS), gated, SKEWED_UPDATES)
 
 
 def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
