@@ -453,9 +453,14 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     below, _ = fig4.claims(low, {}, up)
     assert below.holds is None and below.reason == "censored" and "then, 2026-12-06" in below.post_hoc["rule"]
     # the smallest frac weighed: where it alone makes (1 - frac) U-Acc rise, the verdict depends on the fracs
-    rises = {0.1: [0.2 / 0.9] * 3, **{x: [b / (1 - x) for b in (0.39, 0.41, 0.40)] for x in (0.2, 0.3, 0.4)}}
-    _, trend = fig4.claims(rises, {}, None, {0.1: [None, None, 500], 0.2: [400] * 3, 0.3: [300] * 3, 0.4: [300] * 3})
+    go = {0.1: [None, None, 500], 0.2: [400] * 3, 0.3: [300] * 3, 0.4: [300] * 3}
+    falls = {0.1: [0.2 / 0.9] * 3, **{x: [b / (1 - x)] * 3 for x, b in ((0.2, 0.45), (0.3, 0.40), (0.4, 0.35))}}
+    _, trend = fig4.claims(falls, {}, None, go)
     assert trend.holds is False and trend.depends_on == ["fracs"] and "2 of 3 runs have no GO" in trend.note
+    # without the smallest frac the cells cannot rule out a rise (a CI across 0): that reading rescues nothing
+    flat = {0.1: [0.2 / 0.9] * 3, **{x: [b / (1 - x) for b in (0.39, 0.41, 0.40)] for x in (0.2, 0.3, 0.4)}}
+    _, trend = fig4.claims(flat, {}, None, go)
+    assert trend.holds is False and not trend.depends_on and "without 0.1: inconclusive (underpowered)" in trend.note
 
 
 def test_the_quick_resnet_variant_gives_no_verdict_on_004s_task():

@@ -121,3 +121,24 @@ def test_init43_arms():
     assert set(names) == {"default/s0", "frozen/s0", "small/s0"}
     assert "model.freeze_emb=true" in names["frozen/s0"] and f"model.emb_init_std={init43.SMALL_STD}" in names[
         "small/s0"]
+
+
+def test_init43_says_where_frozen_runs_level_off_and_fig6_where_the_looks_bar_decides():
+    import pandas as pd
+
+    from groklab.experiments.embedding import fig6
+    from groklab.experiments.spec import Claim
+    from groklab.experiments.stats import looking
+
+    t = pd.DataFrame({"run": ["frozen/s0", "frozen/s1", "default/s0"], "t_test": [None, None, 500.0],
+                      "final_test": [0.27, 0.30, 1.0], "rising_test": [False, True, False]})
+    c = init43._levels_off(Claim("frozen_converges_slower", "t", "s", {}, {}, True), t)
+    assert "2 of 2 frozen runs never reach 0.99: they end at test 0.27-0.30, 1 still rising" in c.note
+    assert "level off" in c.note
+    open_ = Claim("adam_lr_faster_all", "t", "s", {}, {"add": {"P(adam_lr first)": 0.64, "p": 0.0335},
+                                                     "mul": {"P(adam_lr first)": 0.97, "p": 5e-5}})
+    open_.inconclusive("underpowered", "add: ...")
+    assert fig6._bar(open_, ["add", "mul"], "adam_lr") == ""  # one look: 0.0335 would have decided it
+    with looking(5):
+        said = fig6._bar(open_, ["add", "mul"], "adam_lr")
+    assert said.startswith("add: P = 0.64, p = 0.0335: within 0.05 on one look, not within the bar 0.01")

@@ -289,6 +289,25 @@ def test_fig9_panels_judge_decay_fraction_and_sizes():
     assert "depth:layers3->adamw" in got["size_no_significant_gain"].statistic
 
 
+
+def test_fig9_a_size_step_failed_only_by_a_run_still_rising_is_censored_and_an_unfit_optimizer_is_said():
+    from groklab.experiments.investigation import optimizers
+    top, dead = [1.0, 0.99, 1.0], [0.02, 0.03, 0.02]
+    best = {c: top for c in optimizers.cells("quick")} | {o: dead for o in optimizers.OTHERS} | {"wd0": dead}
+    small = optimizers.SIZES["width"][0]
+    best[small] = [1.0, 0.2, 1.0]  # one narrow seed cut off at the horizon, still rising
+    up = {c: [False] * 3 for c in best} | {small: [False, True, False]}
+    train = {o: [0.02, 0.03, 0.02] for o in optimizers.OTHERS}
+    got = {c.id: c for c in optimizers.claims({"max_test": best, "rising_test": up, "final_train": train})}
+    size = got["size_no_significant_gain"]
+    assert size.holds is None and size.reason == "censored" and f"{small}/s1" in size.note
+    up[small] = [False] * 3  # the same run shown flat: the step fails
+    got = {c.id: c for c in optimizers.claims({"max_test": best, "rising_test": up, "final_train": train})}
+    assert got["size_no_significant_gain"].reason == "underpowered"  # judged as measured: its CI reaches -0.05
+    sgd = got["adamw_beats_sgd"]
+    assert sgd.holds and "sgd never fits its training set on 3 of 3 seeds" in sgd.note
+
+
 def test_panel_grid_draws_each_sweep_with_its_own_legend(tmp_path, monkeypatch):
     import pandas as pd
 

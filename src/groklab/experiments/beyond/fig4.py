@@ -153,8 +153,12 @@ def claims(fracs: dict, ceil: dict, rising: dict | None = None, go: dict | None 
     c2 = revised(c2, old2, CAN_RISE)
     low = min(xs, key=xs.get) if xs else None
     if c2.holds is not None and len(can) > 2:  # the smallest frac, where grokking is marginal, weighed
-        c2 = weigh(c2, "fracs", f"{min(fracs):g}-{top:g}", {f"without {xs[low]:g}": judge([k for k in can
-                                                                                           if k != low])})
+        alt = judge([k for k in can if k != low])
+        r = alt.aggregate
+        if alt.holds is True and r.get("hi") is not None and r["hi"] > 0:  # an absence the cells cannot show
+            alt.inconclusive("underpowered", f"rho = {r['rho']:.2f}, CI [{r['lo']:.2f}, {r['hi']:.2f}] on "
+                                             f"{len(can) - 1} cells cannot rule out a rise")
+        c2 = weigh(c2, "fracs", f"{min(fracs):g}-{top:g}", {f"without {xs[low]:g}": alt})
         none = sum(g is None for g in (go or {}).get(xs[low], []))
         if none:
             c2.note = "; ".join(filter(None, [c2.note, f"at {low}, {none} of {len(fracs[xs[low]])} runs have no GO"]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from groklab.data import coverage_bound
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.beyond.ceiling import N_COVER, expected_ceiling
 from groklab.experiments.beyond.profile import base_overrides, modulus
@@ -76,8 +77,15 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     now, before = claims(grok, t, p), claims(was, t, p)
     # Thm 3.12's radius n is not stated: the other radii whose bounds the claim prints, weighed on the same runs
     radii = {f"{n}": claims(grok, t, p, n)[0] for n in NS if n != N_COVER}
-    return figs, [weigh(revised(c, o, CENSOR_RISING), "coverage radius n", f"{N_COVER}", radii)
-                  if c.id == "grokking_needs_the_coverage_share" else c for c, o in zip(now, before)]
+    judged = [weigh(revised(c, o, CENSOR_RISING), "coverage radius n", f"{N_COVER}", radii)
+              if c.id == "grokking_needs_the_coverage_share" else c for c, o in zip(now, before)]
+    own = next((n for n in NS if coverage_bound(p, 0.3, n)["alpha_needed"] < 0.3), None)
+    if own is not None and own != N_COVER:  # N_COVER's rule read at Table 1's p = 97, not at these runs' p
+        c = next(x for x in judged if x.id == "grokking_needs_the_coverage_share")
+        c.note = "; ".join(filter(None, [c.note, f"n = {N_COVER} is the smallest radius whose bound lies below "
+                                         f"Table 1's 30% at Table 1's p = 97; the same rule at these runs' p = {p} "
+                                         f"picks n = {own} (the n = {own} reading above)"]))
+    return figs, judged
 
 
 def claims(grok: dict, t: dict, p: int, n_cover: int = N_COVER) -> list[Claim]:

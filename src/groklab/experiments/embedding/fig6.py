@@ -7,7 +7,7 @@ from pathlib import Path
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides
 from groklab.experiments.spec import Claim, RunSpec, seeded
-from groklab.experiments.stats import run_table, select
+from groklab.experiments.stats import alpha, run_table, select
 from groklab.plots.curves import acc_grid
 
 NAME = "fig6"
@@ -73,8 +73,20 @@ def claims(t, t95=None) -> list[Claim]:
         variant = c.id.rsplit("_faster_", 1)[0]
         said = [m for task in tasks for arm, where in ((variant, VARIANTS[variant]), ("adam", ADAM))
                 for m in [_missed(t, task, where, arm)] if m]
-        c.note = "; ".join(filter(None, [c.note, *said]))
+        c.note = "; ".join(filter(None, [c.note, *said, _bar(c, tasks, variant)]))
     return out
+
+
+def _bar(c: Claim, tasks, variant: str) -> str:
+    """Where an undecided cell leans the claimed way with p <= 0.05 but above the looks' bar: the bar decides it,
+    and the runs that never reach 0.99 (said beside) pull P down, not too few seeds (a fresh read, 2026-12-06)."""
+    if c.holds is not None or alpha() >= 0.05:
+        return ""
+    near = [f"{k}: P = {a['P(' + variant + ' first)']:.2f}, p = {a['p']:.3g}" for k in tasks
+            for a in [c.aggregate.get(k, {})] if a.get("p") is not None and alpha() < a["p"] <= 0.05
+            and a.get(f"P({variant} first)", 0) > 0.5]
+    return (f"{'; '.join(near)}: within 0.05 on one look, not within the bar {alpha():.3g} of the looks at these "
+            "runs; what holds P down is the runs that never reach 0.99, not the number of seeds") if near else ""
 
 
 def _missed(t, task: str, where: dict, arm: str) -> str:

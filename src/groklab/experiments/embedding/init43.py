@@ -74,7 +74,24 @@ def claims(t, t95=None) -> list[Claim]:
                          "t_train = first eval step with train acc >= 0.99")
         return weigh(c, "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
 
-    return [claim("frozen_converges_slower", "Frozen embeddings converge more slowly than trained ones (default "
-                  "init).", "default", "frozen"),
+    return [_levels_off(claim("frozen_converges_slower", "Frozen embeddings converge more slowly than trained ones "
+                              "(default init).", "default", "frozen"), t),
             claim("small_init_converges_faster", f"Small initial embeddings (std {SMALL_STD:g} vs {DEFAULT_STD:g}) "
                   "converge faster than the default.", "small", "default")]
+
+
+def _levels_off(c: Claim, t) -> Claim:
+    """Where frozen runs never reach 0.99, whether they were slow or stopped short: their final test accuracy and
+    whether it was still rising at the horizon (a fresh read, 2026-12-06: they level off well below it)."""
+    if t is None or not len(t):
+        return c
+    frozen = t[t["run"].str.startswith("frozen/")]
+    short = frozen[frozen["t_test"].isna()]
+    if len(short):
+        fin, up = short["final_test"], int(short["rising_test"].sum())
+        said = (f"{len(short)} of {len(frozen)} frozen runs never reach 0.99: they end at test {fin.min():.2f}-"
+                f"{fin.max():.2f}, {up} still rising at the horizon")
+        if up < len(short):
+            said += " (the rest level off: slower, or not converging at all)"
+        c.note = "; ".join(filter(None, [c.note, said]))
+    return c
