@@ -134,8 +134,9 @@ def test_fig10_rank_definitions_on_a_known_spectrum():
 def test_fig10_claims_under_each_definition():
     from groklab.experiments.embedding import fig10
 
-    def pts(ew, e, w):  # (first, at t_test, last) of each matrix, the same under every definition
-        return {(d, m): v for d in fig10.DEFS for m, v in (("EW", ew), ("E", e), ("W", w))}
+    def pts(ew, e, w, swing=None):  # (first, at t_test, last, largest move) of each matrix, every definition
+        return {(d, m): (*v, abs(v[2] - v[0]) if swing is None or m != "E" else swing)
+                for d in fig10.DEFS for m, v in (("EW", ew), ("E", e), ("W", w))}
 
     st = {}
     for n in fig10.SETUPS:
@@ -146,6 +147,10 @@ def test_fig10_claims_under_each_definition():
     c = {x.id: x for x in fig10.claims(st)}
     assert len(c) == 4 * len(fig10.DEFS) and all(x.holds for x in c.values())
     assert c["rank_E_stable[stable]"].per_seed["adam_wd1e-3"] == pytest.approx([2 / 49, 3 / 49, 4 / 49])
+    # "throughout": a rank that halves mid-run and comes back is not stable, whatever its endpoints (post hoc)
+    swung = {r: pts((40.0, 20.0, 20.0), (49.0, 48.0, 49.0), (256.0, 90.0, 60.0), swing=25.0) for r in st}
+    e = {x.id: x for x in fig10.claims(swung)}["rank_E_stable[rtol1e-4]"]
+    assert e.holds is False and e.post_hoc["verdict"] == "holds" and "throughout" in e.post_hoc["rule"]
     st["adam_wd5e-3/s1"] = pts((40.0, 20.0, 12.0), (49.0, 30.0, 20.0), (256.0, 250.0, 250.0))  # one seed moves on
     c = {x.id: x for x in fig10.claims(st)}
     assert not any(c[f"{k}[rtol1e-3]"].holds for k in ("only_adam_lr_changes_rank_after_grokking", "rank_E_stable",

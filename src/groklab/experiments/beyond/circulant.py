@@ -19,13 +19,16 @@ Differences from the paper and its released code:
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
 from groklab.experiments.choices import weigh
 from groklab.experiments.claims import at_last, time_claim
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
+from groklab.store.schema import verdict_words
 
 NAME = "circulant"
 TITLE = "Special embedding init: Toeplitz / circulant vs the default"
@@ -51,5 +54,14 @@ def claims(go: dict, last: dict) -> list[Claim]:
                                       {"all": (at_last(go.get(v, []), last.get(v, [])), base)}, (v, "default"),
                                       "GO step (grokking onset) per seed") for v in ("toeplitz", "circulant"))
     # 004's prose says "circulant", its formula and code Toeplitz(r, r): the prose's reading is weighed beside
-    return [weigh(toeplitz, "construction of the init", "Toeplitz(r, r) (004's formula and code)",
-                  {"circulant (004's prose)": circulant}), circulant]
+    toeplitz = weigh(toeplitz, "construction of the init", "Toeplitz(r, r) (004's formula and code)",
+                     {"circulant (004's prose)": circulant})
+    said = ("App. E states no result in words (it poses the question and shows Fig. 20, lost); eq. (19) and 004's "
+            "code build Toeplitz(r, r) instead: toeplitz_groks_earlier "
+            + verdict_words(toeplitz.holds, toeplitz.reason))
+    circulant.note = "; ".join(filter(None, [circulant.note, said]))
+    return [toeplitz, revised(circulant, deepcopy(circulant), PROMOTED)]
+
+
+PROMOTED = Revision("2026-12-06", "a paper claim (the prose's own word)", "a measurement beside the Toeplitz claim, "
+                    "not counted among the paper's claims", "a fresh read: the sentence's word decides it")

@@ -138,9 +138,24 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
         c = weigh(revised(c, was.get(c.id), CHANGES), "correlation of the changes", "Pearson r of the raw curves",
                   others)
         c.note = "; ".join(filter(None, [c.note, f"{len(held)} of {len(others) + 1} readings hold"
-                                         + (f": {', '.join(held)}" if held else "")]))
+                                         + (f": {', '.join(held)}" if held else ""), _reached(df, c.id)]))
         weighed.append(c)
     return _plot(df, out / "med"), weighed
+
+
+def _reached(df, id: str) -> str:
+    """What the operation's runs reached and where they ended: MED can only track a test loss that moves with
+    generalization where there is some (a fresh read, 2026-12-06: a^3 + ab stays at chance)."""
+    op = id.removeprefix("med_tracks_test_loss_")
+    if op not in OPS:
+        return ""
+    runs = df[df["run"].map(variant_of) == f"op{OPS.index(op)}"].dropna(subset=["test/acc"])
+    if runs.empty:
+        return ""
+    best, last = runs.groupby("run")["test/acc"].max(), runs.groupby("run")["step"].max()
+    return (f"test accuracy at most {best.min():.3f}-{best.max():.3f} per run, runs ended at steps "
+            f"{int(last.min())}-{int(last.max())}" + (": no generalization for MED to track, only the test loss's "
+                                                       "rise and falls" if best.max() < 0.1 else ""))
 
 
 def _present(runs) -> list[int]:
