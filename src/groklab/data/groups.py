@@ -5,8 +5,8 @@ sparse parity's labels (task parity).
   reflection, f in {0, 1}, i in Z_n). From r^i s = s r^(-i): (s^f1 r^i1)(s^f2 r^i2) = s^(f1+f2) r^((-1)^f2 i1 + i2).
 - Symmetric group S_m of order m! (m >= 3: non-abelian; S_5 has 120 elements): index = the rank of the
   permutation in lexicographic order (itertools.permutations of range(m)); the product a . b is the composition
-  "b after a": (a . b)(x) = b(a(x)), the order in which Chughtai et al. (2023) and Power et al. (2022) apply
-  their group tasks, a left-to-right reading of the two operands.
+  "b after a": (a . b)(x) = b(a(x)), a left-to-right reading of the two operands (the other convention, "a
+  after b", is the same task with its operands swapped).
 - Sparse parity (Barak et al. 2022): K bits, the label the parity of the first `support` of them. The model
   reads every bit, so which `support` positions matter is irrelevant to an MLP or a Transformer with learned
   positions (both are symmetric in the positions at init); ours the first ones, so a row reads at sight.

@@ -159,8 +159,8 @@ def held_from(steps: Sequence[int], acc: Sequence[float], level: float = 0.99,
     """Time to grok as the field defines it: the first eval step after which accuracy stays >= `level` at every
     eval for at least `persistence` steps, or to the run's end (a streak the run's end cuts short counts: an
     early stop on the target ends a run this way). None when no streak does. With `persistence` 0 it is the
-    first touch (t_test). A streak broken by one eval below the level starts again after it: 123 of 215
-    GrokBench v1 runs that touched 0.99 fell back below it."""
+    first touch (t_test). A streak broken by one eval below the level starts again after it: a run that touches
+    the level and falls back has not grokked there."""
     start = None
     for s, a in zip(steps, acc):
         if a >= level:
