@@ -166,6 +166,33 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves(tmp_path):
     assert not depth.claims(amp, {})[0].holds
 
 
+def test_med_d2_operations_are_judged_at_exceptionally_strength(tmp_path):
+    """Changes that correlate moderately (0.5 < r < 0.8 on every run): App. D.2's "exceptionally capable" fails at
+    its own strength (post hoc since 2026-12-07, the moderate bar's verdict beside); a + b's "closely matches" keeps
+    the moderate bar with the strong one weighed beside."""
+    from groklab.experiments.beyond import med
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for j in (0, 3):
+        for s in (0, 1, 2):
+            dl = rng.uniform(0, 1, 60)
+            dm = dl + rng.normal(0, 0.3, 60)  # r of the changes about 0.7
+            for i in range(60):
+                rows.append({"run": f"op{j}/s{s}", "step": 10 * i, "train/acc": 1.0, "test/acc": 0.5,
+                             "test/loss": 5 - dl[: i + 1].sum() / 10, "progress/MED": 2 - dm[: i + 1].sum() / 50})
+    df = pd.DataFrame(rows)
+    r = [x[1] for x in med.correlations(df).values()]
+    assert all(0.5 < x < 0.8 for x in r)
+    c = {x.id: x for x in med.analyze(df, tmp_path)[1]}
+    d2 = c["med_tracks_test_loss_a^2+a*b+b^2"]
+    assert "2026-12-07: App. D.2's 'exceptionally capable'" in d2.post_hoc["rule"] and "< 0.8" in d2.note
+    add = c["med_tracks_test_loss_add"]
+    assert "2026-12-07" not in add.post_hoc["rule"] and "< 0.8" not in add.note  # a + b: the moderate bar, ours
+    assert "Pearson r >= 0.8 ('closely' / 'exceptionally')" in add.note  # the strong reading weighed beside it
+    assert len(d2.per_seed["pearson without the 5% largest test-loss moves"]) == 3
+
+
 def test_depth_measures_the_fit_kept_after_grokking(tmp_path):
     """Synthetic curves: every run fits at step 100 and groks at 1,000; after it the deeper models lose test and
     training accuracy together at two evals (down to 1 - 0.3 d), so the drops rise with depth and the lowest
@@ -273,9 +300,14 @@ def test_circulant_and_embdim_claims_need_their_ci_to_clear_the_noise():
     assert e["larger_dim_groks_earlier"].holds and e["larger_dim_lifts_ceiling"].reason == "underpowered"
     L5 = {"d32": [3000] * 3, "d128": [3000] * 5}
     e = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450, 420, 430]},
-                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.98, 0.99, 0.97, 1.0]}, order, L5)}
+                                        {"d32": [0.7, 0.72, 0.69], "d128": [0.99, 0.995, 0.99, 0.992, 1.0]}, order, L5)}
     lifted = e["larger_dim_lifts_ceiling"]
-    assert lifted.holds and lifted.aggregate["all"]["p"] == pytest.approx(1 / 21)
+    assert lifted.holds and lifted.aggregate["all"]["p"] == pytest.approx(1 / 21) and not lifted.depends_on
+    # the sentence's own levels weighed beside the direction: a smaller model grokked near 0.97, not "around 0.7"
+    near = {x.id: x for x in embdim.claims({"d32": [2000, 1800, None], "d128": [400, 500, 450, 420, 430]},
+                                           {"d32": [0.96, 0.97, 0.69], "d128": [0.99, 0.995, 0.99, 0.992, 1.0]},
+                                           order, L5)}["larger_dim_lifts_ceiling"]
+    assert near.depends_on == ["'fluctuates around 0.7 ... reaches 0.99'"]
     assert lifted.aggregate["effect"]["paper (0.99 - 0.7)"] == 0.29 and "against the paper's 0.29" in lifted.note
     e = {x.id: x for x in embdim.claims({"d32": [400, 900, 600], "d128": [500, 450, 700]},
                                         {"d32": [0.9, 0.99, 0.8], "d128": [0.99, 0.85, 0.9]}, order, LAST)}

@@ -89,36 +89,50 @@ def test_fig10_init_arm_draws_the_stated_init_at_the_runs_shapes():
     assert c.depends_on == ["init"] and "does not hold" in c.note and c.post_hoc
 
 
-def _hessian_df(ratio_of):
+def _hessian_df(ratio_of, seeds=2):
     rows = []
     for name in ("adam", "adam_lr", "adam_lr_adaptive"):
-        for s in range(2):
+        for s in range(seeds):
             for step in (0, 100, 200, 300):
-                rows.append({"run": f"{name}/s{s}", "step": step, "hessian/E_top": ratio_of[name] * 10.0,
-                             "hessian/W_top": 10.0})
+                w = 10.0 * (1.0 if name == "adam" else 0.5) + 0.01 * s
+                rows.append({"run": f"{name}/s{s}", "step": step, "hessian/E_top": ratio_of[name] * w,
+                             "hessian/W_top": w})
     return pd.DataFrame(rows)
 
 
 def test_fig7_claims_from_hessian_metrics():
     from groklab.experiments.embedding import fig7
 
-    per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(_hessian_df(r)).items()) if k.startswith(n + "/")]
-           for r in [{"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}] for n in fig7.OPTIMS}
-    c = {x.id: x for x in fig7.claims(per)}
-    assert all(x.holds for x in c.values()) and c["adam_E_much_flatter_than_W"].per_seed["adam"] == [0.01, 0.01]
-    c = {x.id: x for x in fig7.claims({"adam": [0.5, 0.5], "adam_lr": [0.05, 0.05], "adam_lr_adaptive": [1.5, 1.5]})}
-    assert not c["adam_lr_closer"].holds
+    df = _hessian_df({"adam": 0.01, "adam_lr": 0.3, "adam_lr_adaptive": 0.5}, seeds=4)
+    per = {n: [fig7.median_censored(v) for k, v in sorted(fig7.ratios(df).items()) if k.startswith(n + "/")]
+           for n in fig7.OPTIMS}
+    w, last = fig7.w_medians(df)
+    assert w["adam"] == [10.0, 10.01, 10.02, 10.03] and last["adam_lr"] == [300] * 4
+    c = {x.id: x for x in fig7.claims(per, w, last)}
+    assert all(x.holds for x in c.values()) and c["adam_E_much_flatter_than_W"].per_seed["adam"] == [0.01] * 4
+    assert "W reduced" in c["adam_lr_closer"].aggregate and "end at step 300" in c["adam_lr_closer"].note
+    # closer, but W not reduced: the sentence's first half fails, so the claim does
+    same = {k: [10.0 + 0.01 * s for s in range(4)] for k in w}
+    assert fig7.claims(per, same)[2].holds is None
+    up = {**w, "adam_lr": [20.0] * 4}
+    assert fig7.claims(per, up)[2].holds is False
+    four = lambda a, b, d=None: {"adam": [a] * 4, "adam_lr": [b] * 4, **({"adam_lr_adaptive": [d] * 4} if d else {})}  # noqa: E731
+    c = {x.id: x for x in fig7.claims(four(0.5, 0.05, 1.5))}
+    assert c["adam_lr_closer"].holds is False  # |log 0.05| > |log 0.5|: farther apart, every run
     # E 2x flatter: "significantly smaller" (no factor named) holds; the order of magnitude, ours, does not
     assert c["adam_E_much_flatter_than_W"].holds and c["adam_E_order_of_magnitude_flatter"].holds is False
     assert c["adam_lr_adaptive_closer"].holds  # |log 1.5| < |log 0.5|: closer from above counts too
     c = {x.id: x for x in fig7.claims({"adam": [2.0, 2.5, 1.8]})}
     assert c["adam_E_much_flatter_than_W"].holds is False  # E sharper than W: the sentence fails
-    c2 = {x.id: x for x in fig7.claims({"adam": [0.5, 0.5], "adam_lr_adaptive": [0.9, 0.9]})}
+    c2 = {x.id: x for x in fig7.claims({"adam": [0.5] * 4, "adam_lr_adaptive": [0.9] * 4})}
     assert c2["adam_lr_adaptive_closer"].holds and not c2["adam_lr_closer"].holds  # no adam_lr runs: cannot hold
     near = {x.id: x for x in fig7.claims({"adam": [0.09, 0.111, 0.12], "adam_lr": [0.1, 0.2, 0.3]})}
     order = near["adam_E_order_of_magnitude_flatter"]
     assert order.holds is None and order.aggregate["ratio"]["lo"] < 0.1 < order.aggregate["ratio"]["hi"]  # straddles
-    assert not near["adam_lr_closer"].holds  # closer in the mean, but not beyond the seeds' spread
+    assert not near["adam_lr_closer"].holds  # closer in the mean, but its ranks overlap Adam's
+    three = {x.id: x for x in fig7.claims({"adam": [0.3, 0.4, 0.5], "adam_lr": [0.6, 0.7, 0.8]})}
+    assert three["adam_lr_closer"].aggregate["closer"]["all"]["p"] == 0.05  # 3 against 3: 1/20 at best
+    assert three["adam_lr_closer"].post_hoc["since"] == "2026-12-07"
     assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[1].holds
 
 

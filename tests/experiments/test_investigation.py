@@ -1,6 +1,7 @@
 """Paper 002 studies at tiny sizes (every module end to end) and their claims on synthetic event tables."""
 import json
 
+import pandas as pd
 import pytest
 
 from conftest import analyze_one_run, reproduce_tree
@@ -101,6 +102,22 @@ def test_a_norm_peak_one_eval_after_t_test_is_the_same_peak():
     assert judge(50, 50)[1] is False  # a weight norm that only falls from the first eval never rose
 
 
+def test_the_norms_fall_timed_against_grokking_is_weighed_beside_ours():
+    from groklab.experiments.investigation import landscape, norm_readings
+
+    steps = list(range(0, 3001, 50))
+    curve = lambda peak, fall: [1.0 if s == peak else (0.8 if s < fall else 0.1) for s in steps]  # noqa: E731
+    df = pd.DataFrame([{"run": f"mlp/s{i}", "step": s, "grad/total": v} for i, (pk, fall) in
+                       enumerate([(500, 1500), (550, 1600), (600, 1550)]) for s, v in zip(steps, curve(pk, fall))])
+    rows = list(norm_readings.peaks(df, "grad/total").values())
+    assert rows[0] == (500, 0.1, 0, 1500, False)  # the fall: the first eval after the peak below half of it
+    judge = lambda onset: landscape.claims({}, dict(enumerate(rows)), [2000] * 3, 50.0, onset=onset)[1]  # noqa: E731
+    during = judge([1400, 1400, 1400])
+    assert during.holds and not during.depends_on and "caption" in during.note
+    early = judge([2500, 2500, 2500])  # the fall 900-1,000 steps before test accuracy's onset: not "as it groks"
+    assert early.depends_on == ["'as grokking takes place'"] and "before test accuracy's onset" in early.note
+
+
 def test_quick_task1_varies_one_factor_at_a_time():
     cells = task1.cells("quick")
     assert len(cells) == 7 and len(set(cells)) == 7
@@ -139,6 +156,16 @@ def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
              for k, v in (("adamw", [0.9, 0.3, 0.9, 0.3]), ("matched", [0.6] * 4), ("naive", [0.01] * 4))}
     m = decay.mads({"final_test": noisy}, lrs, wds)
     assert m["adamw itself"] == pytest.approx([0.6] * 4) and m["matched"] == pytest.approx([0.3] * 4)
+    # one cell where the maps part on every seed (matched at chance where AdamW groks) fails the claim, named, even
+    # though the pooled MAD passes (post hoc since 2026-12-07)
+    five = {decay.name(k, lr, wd): [v + 0.001 * s for s in range(5)] for lr in lrs for wd in wds
+            for k, v in (("adamw", 0.95), ("matched", 0.95), ("naive", 0.01))}
+    assert decay.claims({"final_test": five}, lrs, wds)[0].holds
+    five[decay.name("matched", 2e-3, 1.0)] = [0.11, 0.19, 0.15, 0.3, 0.5]
+    c = decay.claims({"final_test": five}, lrs, wds)[0]
+    assert c.holds is False and "lr 0.002, lambda 1: matched ends below AdamW" in c.note
+    cell = c.aggregate["no cell departs"]["lr 0.002, lambda 1"]
+    assert "2026-12-07" in c.post_hoc["rule"] and cell["p lower"] < 0.005
 
 
 def test_batch_grid_and_its_claim_on_synthetic_times():
@@ -361,16 +388,16 @@ def test_a_claim_the_data_could_not_contradict_is_inconclusive_and_says_so():
 def test_landscape_plateau_reading_of_the_over_fitting_stage():
     import pandas as pd
 
-    from groklab.experiments.investigation import landscape
+    from groklab.experiments.investigation import norm_readings as landscape
 
     steps = list(range(0, 2000, 50))
     # t_train 200, t_test 1000: the norm grows over the plateau and falls after grokking -- the plateau reading holds
     grows = pd.DataFrame({"step": steps, "grad/total": [s / 1000 if s < 1000 else 0.1 for s in steps]})
-    assert landscape._plateau(grows, "grad/total", 200, 1000) is True
+    assert landscape.plateau(grows, "grad/total", 200, 1000) is True
     # it peaks at the fit and falls through the plateau: the whole-run reading may pass, the plateau reading not
     falls = pd.DataFrame({"step": steps, "grad/total": [3.0 if s <= 200 else 200 / s for s in steps]})
-    assert landscape._plateau(falls, "grad/total", 200, 1000) is False
-    assert landscape._plateau(falls, "grad/total", None, 1000) is None  # never fit: cannot tell
+    assert landscape.plateau(falls, "grad/total", 200, 1000) is False
+    assert landscape.plateau(falls, "grad/total", None, 1000) is None  # never fit: cannot tell
 
 
 def test_birnn_weight_decay_where_neither_cell_fits_is_a_precondition_not_censoring():
@@ -385,6 +412,13 @@ def test_birnn_weight_decay_where_neither_cell_fits_is_a_precondition_not_censor
     t["t_train"]["a0.3"] = [300.0, 400.0, 350.0]  # Adam fits: censoring of AdamW's runs is the right reason
     c = birnn._neither_fits(birnn.Claim("weight_decay_changes_little", "t", "s", holds=None, reason="censored"), t)
     assert c.reason == "censored" and not c.post_hoc
+    # since 2026-12-07 a run is a bound only where its test curve was still rising at its end: flat AdamW runs
+    # 0.35 below Adam fail the claim whether or not either cell fit to 0.99
+    t.update(rising_test={"a0.3": [0.0] * 3, "adamw": [0.0] * 3}, t_train={"a0.3": never, "adamw": never})
+    c = birnn._decay(t)
+    assert c.holds is False and "0.954 (Adam) against 0.878" in c.note and "2026-12-07" in c.post_hoc["since"]
+    t["rising_test"]["adamw"] = [1.0] * 3  # still rising: bounds, the difference cannot be told
+    assert birnn._decay(t).reason == "censored"
 
 
 def test_width_is_judged_on_end_state_at_the_ceiling_and_on_speed_both_ways():

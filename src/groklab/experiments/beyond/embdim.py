@@ -27,8 +27,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import at_last, level_claim, time_claim
-from groklab.experiments.levels import contrast
+from groklab.experiments.levels import all_of, contrast, every_seed
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.variants import curves, per_variant
@@ -77,6 +78,7 @@ RANKS = Revision("2026-12-06", "the two dimensions' U-Acc compared by ranks (exa
                  "a percentile-bootstrap CI of the mean difference",
                  "a fresh read: two runs give a bootstrap three possible means, an interval that says nothing "
                  "of spread")
+SMALL_LEVEL, AROUND = 0.7, 0.1  # "fluctuates around 0.7": the smaller dimension's level, read as 0.6-0.8 (ours)
 PAPER_GAP = 0.99 - 0.7  # App. D.1: "fluctuates around 0.7" at d = 128, "reaches 0.99" at d = 512
 
 
@@ -103,4 +105,14 @@ def _ceiling(go: dict, u: dict, last: dict, rising: dict, large: str, small: str
     c.note = "; ".join(filter(None, [c.note, said, size]))
     old = contrast("larger_dim_lifts_ceiling", text, "U-Acc (highest after the fit when grokking never takes off)",
                    {v: [x for x in u[v] if x is not None] for v in (large, small)}, large, small, +1)
-    return revised(revised(c, old, GROKKED), boot, RANKS)
+    c = revised(revised(c, old, GROKKED), boot, RANKS)
+    # the sentence's own levels (a fresh read, 2026-12-07: the direction alone is a weaker statement), weighed beside
+    lv = all_of(c.id, text, {
+        f"{small} around {SMALL_LEVEL:g}": every_seed("small", "", f"U-Acc of {small}'s runs that grokked and ended "
+                                                   "level", {small: grokked[small]},
+                                                   lambda x: abs(x - SMALL_LEVEL) <= AROUND,
+                                                   f"within {AROUND:g} of {SMALL_LEVEL:g}"),
+        f"{large} reaches 0.99": every_seed("large", "", f"U-Acc of {large}'s runs that grokked and ended level",
+                                            {large: grokked[large]}, lambda x: x >= 0.99, "at least 0.99")})
+    return weigh(c, "'fluctuates around 0.7 ... reaches 0.99'", "the direction only (larger above smaller)",
+                 {f"the levels: {small} within {AROUND:g} of {SMALL_LEVEL:g}, {large} >= 0.99, every run": lv})

@@ -36,8 +36,9 @@ Differences from the paper and its released code:
   MISREAD, it tests anisotropy); "ridges around it" is not tested.
 - Panel g: the release sums per-tensor Frobenius norms of minibatch gradients over tensors and over each epoch's
   7 batches, with a linear2 curve; ours: the full training-set gradient's 2-norm at each eval (linear1 = block W).
-- The text calls g "the 2-norm of overall parameters" (a weight norm): not measured. "Peaks at or before t_test,
-  ends below half its peak": ours.
+- The text calls g "the 2-norm of overall parameters" (a weight norm): judged as weight_norm_peaks_then_falls.
+  "Peaks at or before t_test, ends below half its peak": ours; the plateau and the fall's timing weighed beside
+  (norm_readings.py).
 - Panel b: the release joins n and n + 11 (hard-coded, the step of its run); ours n and n + k^-1 mod p for E's
   strongest frequency k. "Cyclic" as the 5-frequency energy share > 0.5 (and above init): ours.
 - Not reproduced: panel d (output-weight columns of norm > 0.7); the "sparse structures" are measured, not judged.
@@ -56,6 +57,7 @@ from groklab.engine.setup import build
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
+from groklab.experiments.investigation.norm_readings import PLATEAU, peaks, plateau, timed
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of
@@ -154,12 +156,13 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     seeds = {seed_of(r): r for r in sorted(df["run"].unique())}
     found = {s: inspect(out / r, s) for s, r in seeds.items()}
     ratio = [found[s]["k_sv"] / found[s]["k_rand"] if found[s]["k_rand"] > 0 else None for s in sorted(found)]
-    peak, weights = _peaks(df, "grad/total"), _peaks(df, "norm/total")
+    peak, weights = peaks(df, "grad/total"), peaks(df, "norm/total")
     steps = np.unique(df["step"].dropna()) if "step" in df else np.array([])
     grid = float(np.median(np.diff(steps))) if len(steps) > 1 else 0.0  # the eval interval
     t_test = per_variant(df, "t_test").get("mlp", [])
     t_train = per_variant(df, "t_train").get("mlp", [])
-    plateau = {col: [_plateau(df[df["run"] == r], col, a, b) for r, a, b in zip(sorted(peak), t_train, t_test)]
+    onset = per_variant(df, "onset").get("mlp", [])
+    flat = {col: [plateau(df[df["run"] == r], col, a, b) for r, a, b in zip(sorted(peak), t_train, t_test)]
                for col in ("grad/total", "norm/total")}
     figs = draw(found[min(found)], df, out / "landscape")
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
@@ -170,44 +173,11 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test, grid,
-                        {r: v for r, v in sorted(weights.items())}, plateau)
-
-
-def _plateau(g, col: str, t_train, t_test):
-    """002's "over-fitting stage" read as the plateau from t_train to t_test: whether `col`'s median over the
-    plateau's second half exceeds its first half's (it grows while over-fitting) and its median over as long a
-    stretch after t_test lies below the second half's (it falls as grokking takes place); None where the run
-    never fit or never generalized, or a stretch holds no eval."""
-    if col not in g or t_train is None or t_test is None or t_train != t_train or t_test != t_test:
-        return None
-    g = g.dropna(subset=[col])
-    mid, end = (t_train + t_test) / 2, t_test + (t_test - t_train) / 2
-    parts = [g[(g["step"] >= a) & (g["step"] < b)][col] for a, b in ((t_train, mid), (mid, t_test), (t_test, end))]
-    if any(x.empty for x in parts):
-        return None
-    early, late, after = (float(x.median()) for x in parts)
-    return bool(late > early and after < late)
-
-
-# Since 2026-12-06 (a fresh read): "over-fitting stage" read both ways, the whole run up to t_test (ours) and the
-# plateau between the fit and grokking, on the same runs (choices.weigh)
-PLATEAU = "the plateau from t_train to t_test (second half above first, after t_test below it)"
-
-
-def _peaks(df, col: str) -> dict[str, tuple]:
-    """run -> (step of the largest `col`, final `col` / that largest, the first eval's step)."""
-    out = {}
-    if col not in df:
-        return out
-    for run, g in df.dropna(subset=[col]).groupby("run"):
-        g = g.sort_values("step")
-        norm = g[col]
-        out[run] = (int(g["step"].iloc[norm.argmax()]), float(norm.iloc[-1] / norm.max()), int(g["step"].iloc[0]))
-    return out
+                        {r: v for r, v in sorted(weights.items())}, flat, onset)
 
 
 def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None,
-           plateau: dict | None = None) -> list[Claim]:
+           flat: dict | None = None, onset: list | None = None) -> list[Claim]:
     """`grid`: the eval interval -- t_test is rounded up to it, so a peak one evaluation after t_test cannot be
     told from one before it and counts as at t_test."""
     sharp = above("sharp_basin_along_singular_directions",
@@ -217,7 +187,7 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                   ["ratio"], 1.0)
     sharp.per_seed = {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")}
     rows = list(peak.values())
-    seeds = [(s, f, t) for (s, f, *_), t in zip(rows, t_test)]
+    seeds = [(s, f, t) for (s, f, *_), t in zip(rows, t_test)]  # (peak step, final / peak, t_test)
     grads = every_seed("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as "
                        "grokking takes place.", "step of the largest grad/total (train set, every eval), the final "
                        "grad/total over that peak, and t_test", {"seeds": seeds},
@@ -227,12 +197,14 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                        {"seeds": len(rows), "eval interval": grid},
                        shown={"peak_step": [s for s, *_ in rows], "final_over_peak": [f for _, f, *_ in rows],
                               "t_test": t_test})
+    grads.note = ("002's text says panel g records 'the 2-norm of overall parameters' (a weight norm: "
+                  "weight_norm_peaks_then_falls); only its caption writes gradient norms, which this claim reads")
     # 002's text (not its caption) records "the 2-norm of overall parameters": the weight norm, read as written
     w = list((weights or {}).values())
     norm = every_seed("weight_norm_peaks_then_falls", "The norm of all parameters increases while over-fitting and "
                       "decreases as grokking takes place.", "step of the largest norm/total (all parameters, every "
                       "eval), the final norm/total over that peak, the first eval's step, and t_test",
-                      {"seeds": [(s, f, first, t) for (s, f, first), t in zip(w, t_test)]},
+                      {"seeds": [(s, f, first, t) for (s, f, first, *_), t in zip(w, t_test)]},
                       lambda x: x[3] is not None and x[2] < x[0] <= x[3] + grid and x[1] < 1.0,
                       f"the norm rises (its peak comes after the first eval), peaks at or before t_test (+ one eval, "
                       f"{grid:g} steps) and ends below its peak", {"seeds": len(w), "eval interval": grid},
@@ -248,7 +220,7 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                                          +1)})
     cyclic.per_seed["circle_step"] = v.get("circle_step", [])
     for col, name in (("grad/total", "grads"), ("norm/total", "norm")):
-        got = (plateau or {}).get(col)
+        got = (flat or {}).get(col)
         if got:
             c = grads if name == "grads" else norm
             alt = every_seed(c.id, c.text, f"{col}: median over the plateau's second half against its first half "
@@ -256,6 +228,8 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                              "the second half above the first and the stretch after t_test below it")
             weighed = weigh(c, "'over-fitting stage'", "the whole run up to t_test", {PLATEAU: alt})
             grads, norm = (weighed, norm) if name == "grads" else (grads, weighed)
+    if onset and rows:
+        grads = timed(grads, rows, onset, t_test, grid)
     return [sharp, grads, norm, cyclic]
 
 

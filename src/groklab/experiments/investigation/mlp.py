@@ -28,13 +28,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from groklab.experiments.choices import weigh
-from groklab.experiments.claims import no_later_claim
+from groklab.experiments.claims import no_later_claim, time_claim
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import draw, end_state, table
 from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.levels import all_of, trend, within
-from groklab.experiments.posthoc import CEILING, Revision, revised
+from groklab.experiments.posthoc import CEILING, Revision, precondition, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.survival import Censored
 
 NAME = "mlp"
 CONTROLS = [Control("a0.5-L3-w128/*", "the baseline MLP (alpha 0.5, 3 layers, width 128)", 0.99, delay=DELAY)]
@@ -74,7 +75,7 @@ def claims(t: dict, profile: str) -> list[Claim]:
     by_d = {f"a0.5-L{d}-w{w}": d for d in depths}
     lo_a, hi_a = f"a{ALPHAS[0]}-L3-w{w}", f"a{ALPHAS[-1]}-L3-w{w}"
     return [
-        trend("alpha_changes_speed", "A larger training fraction groks sooner.", "t_test", t["t_test"], by_a, -1),
+        _speed(t, by_a),
         within("alpha_not_end_state", "The training fraction does not change the end state.",
                "final test accuracy (a run that never reached test accuracy 0.99: a lower bound, its end state "
                "lies beyond the horizon)", end_state(t, "final_test", "t_test"), hi_a, lo_a, 0.05, floor=0.9),
@@ -83,6 +84,36 @@ def claims(t: dict, profile: str) -> list[Claim]:
               "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1),
         _width(t, f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}"),
     ]
+
+
+# "primarily influences the speed of grokking rather than its overall effectiveness": speed judged among the
+# fractions whose every run groks, since 2026-12-07 (a fresh read: the quick alpha 0.3 runs never leave chance, and
+# a grok-against-never comparison speaks to effectiveness -- alpha_not_end_state's question -- not to speed)
+GROKKING = Revision("2026-12-07", "each larger alpha against each smaller one among the cells whose every run "
+                    "reaches test acc 0.99; inconclusive (precondition) with fewer than two such cells",
+                    "the cells at the smallest and the largest alpha, whether or not they grok",
+                    "a fresh read: a fraction that never groks tells nothing of speed")
+
+
+def _speed(t: dict, by_a: dict) -> Claim:
+    text, what = "A larger training fraction groks sooner.", "t_test (first eval with test acc >= 0.99)"
+    times = t["t_test"]
+    old = trend("alpha_changes_speed", text, "t_test", times, by_a, -1)
+    grok = [c for c in sorted(by_a, key=by_a.get)
+            if times.get(c) and not any(v is None or isinstance(v, Censored) for v in times[c])]
+    never = {c: sum(v is None or isinstance(v, Censored) for v in times.get(c, [])) for c in by_a if c not in grok}
+    left = "; ".join(f"alpha {by_a[c]:g}: {k} of {len(times.get(c, []))} runs never reach test acc 0.99"
+                     for c, k in never.items())
+    if len(grok) < 2:
+        return precondition(old, f"fewer than two fractions grok in every run ({left})", GROKKING)
+    cells = {f"alpha {by_a[hi]:g} vs {by_a[lo]:g}": (times[hi], times[lo])
+             for i, lo in enumerate(grok) for hi in grok[i + 1:]}
+    claim = time_claim("alpha_changes_speed", text, cells, ("larger alpha", "smaller alpha"), what)
+    if left:
+        claim.note = "; ".join(filter(None, [claim.note, f"left out of the speed comparison ({left}): a "
+                                             "fraction that never groks speaks to effectiveness (alpha_not_end_"
+                                             "state), not to speed"]))
+    return revised(claim, old, GROKKING)
 
 
 # "Adjustments to the model's width showed minimal effect" (002 §2.2, a paragraph about grokking speed and

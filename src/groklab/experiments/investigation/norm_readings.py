@@ -1,0 +1,66 @@
+"""002 §5's norm sentence ("the gradient norm increases at the over-fitting stage and decreases as grokking takes
+place", Fig 13g) read on each run's curve of a norm: its peak, the plateau between the fit and grokking, and when
+it falls. The claims live in landscape.py; the readings other than ours are weighed beside them (choices.weigh).
+"""
+from __future__ import annotations
+
+from groklab.experiments.choices import weigh
+from groklab.experiments.levels import every_seed
+from groklab.experiments.spec import Claim
+
+# Since 2026-12-06 (a fresh read): "over-fitting stage" read both ways, the whole run up to t_test (ours) and the
+# plateau between the fit and grokking, on the same runs
+PLATEAU = "the plateau from t_train to t_test (second half above first, after t_test below it)"
+# Since 2026-12-07 (a fresh read): "decreases as grokking takes place" timed -- ours asks only that the norm ends
+# below half its peak; this reading asks that it first falls below half its peak while test accuracy rises
+TIMED = "its first fall below half the peak between test accuracy's onset (10%) and t_test (one eval either side)"
+
+
+def peaks(df, col: str) -> dict[str, tuple]:
+    """run -> (step of the largest `col`, final `col` / that largest, the first eval's step, the first eval step
+    after the peak with `col` below half the peak (None: never), whether the very next eval is already below
+    half (a one-eval spike))."""
+    out = {}
+    if col not in df:
+        return out
+    for run, g in df.dropna(subset=[col]).groupby("run"):
+        g = g.sort_values("step")
+        norm, steps = g[col].to_numpy(), g["step"].to_numpy()
+        i = int(norm.argmax())
+        below = [j for j in range(i + 1, len(norm)) if norm[j] < 0.5 * norm[i]]
+        out[run] = (int(steps[i]), float(norm[-1] / norm[i]), int(steps[0]),
+                    int(steps[below[0]]) if below else None, bool(below) and below[0] == i + 1)
+    return out
+
+
+def plateau(g, col: str, t_train, t_test):
+    """002's "over-fitting stage" read as the plateau from t_train to t_test: whether `col`'s median over the
+    plateau's second half exceeds its first half's (it grows while over-fitting) and its median over as long a
+    stretch after t_test lies below the second half's (it falls as grokking takes place); None where the run
+    never fit or never generalized, or a stretch holds no eval."""
+    if col not in g or t_train is None or t_test is None or t_train != t_train or t_test != t_test:
+        return None
+    g = g.dropna(subset=[col])
+    mid, end = (t_train + t_test) / 2, t_test + (t_test - t_train) / 2
+    parts = [g[(g["step"] >= a) & (g["step"] < b)][col] for a, b in ((t_train, mid), (mid, t_test), (t_test, end))]
+    if any(x.empty for x in parts):
+        return None
+    early, late, after = (float(x.median()) for x in parts)
+    return bool(late > early and after < late)
+
+
+def timed(c: Claim, rows: list[tuple], onset: list, t_test: list, grid: float) -> Claim:
+    """`c` (the gradient-norm claim) weighed against TIMED on the same runs; the spike said in the note."""
+    seeds = [(r[3], o, t) for r, o, t in zip(rows, onset, t_test)]
+    alt = every_seed(c.id, c.text, "the first eval after the peak with the norm below half of it, test accuracy's "
+                     "onset (10% of the way from chance) and t_test", {"seeds": seeds},
+                     lambda x: None not in x and x[1] - grid <= x[0] <= x[2] + grid, TIMED,
+                     {"seeds": len(seeds), "eval interval": grid},
+                     shown={"fall_step": [s for s, *_ in seeds], "onset": onset, "t_test": t_test})
+    lead = [o - f for f, o, _ in seeds if None not in (f, o)]
+    spikes = sum(r[4] for r in rows)
+    said = (f"the peak is a one-eval spike on {spikes} of {len(rows)} runs (below half of it at the next eval)"
+            + (f"; the norm falls below half its peak {min(lead):g}-{max(lead):g} steps before test accuracy's onset"
+               if lead and min(lead) > 0 else ""))
+    c.note = "; ".join(filter(None, [c.note, said]))
+    return weigh(c, "'as grokking takes place'", "the norm ends below half its peak", {TIMED: alt})
