@@ -10,8 +10,12 @@ def test_readme_and_ci_install_with_the_same_constraints_and_every_extra():
     readme, ci = (ROOT / "README.md").read_text(), (ROOT / ".ci" / "run").read_text()
     assert f"{INSTALL} && groklab demo\npytest\n" in readme  # the quickstart: two commands
     assert INSTALL.replace("pip install", "python3 -m pip install --quiet") in ci and ci.rstrip().endswith("pytest")
-    extras = re.search(r'^dev = \[(.*)\]', (ROOT / "pyproject.toml").read_text(), re.M)[1]
-    assert "groklab[track,ray,llm,tsne]" in extras  # with vision: every extra the tests exercise
+    project = (ROOT / "pyproject.toml").read_text()
+    extras = re.search(r'^dev = \[(.*)\]', project, re.M)[1]
+    declared = set(re.findall(r"^(\w+) = \[", project.split("[project.optional-dependencies]")[1].split("\n[")[0],
+                              re.M))
+    pulled = set(re.search(r"groklab\[([\w,]+)\]", extras)[1].split(","))
+    assert pulled == declared - {"dev", "vision"} and "tune" in pulled  # with vision: every extra the tests exercise
 
 
 def test_constraints_pin_a_matching_torch_pair():

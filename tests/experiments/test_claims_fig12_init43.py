@@ -141,4 +141,18 @@ def test_init43_says_where_frozen_runs_level_off_and_fig6_where_the_looks_bar_de
     assert fig6._bar(open_, ["add", "mul"], "adam_lr") == ""  # one look: 0.0335 would have decided it
     with looking(5):
         said = fig6._bar(open_, ["add", "mul"], "adam_lr")
-    assert said.startswith("add: P = 0.64, p = 0.0335: within 0.05 on one look, not within the bar 0.01")
+    # every add run reached 0.99 (no None among its times): overlap, not censoring, holds P down
+    assert said.startswith("add: P = 0.64, p = 0.0335 (every run reaches 0.99 and the two arms' times overlap")
+    assert "not within the bar 0.01" in said
+    open_.per_seed = {"add adam_lr": [300, None, 400], "add adam": [350, 500, 450]}
+    with looking(5):
+        assert "(runs that never reach 0.99 hold P down)" in fig6._bar(open_, ["add", "mul"], "adam_lr")
+
+
+def test_a_held_comparison_at_its_floor_p_says_so():
+    from groklab.experiments.claims import at_floor, time_claim
+
+    c = at_floor(time_claim("x", "t", {"mul": ([100, 110, 120], [200, 210, 220])}, ("a", "b"), "t_test"))
+    assert c.holds and "mul: p = 0.05 is the smallest n = 3, 3 allow" in c.note
+    c = at_floor(time_claim("x", "t", {"mul": ([100] * 5, [200] * 5)}, ("a", "b"), "t_test"))
+    assert c.holds and "smallest" not in c.note  # 1/252: far below the bar, nothing rests on one run

@@ -7,6 +7,7 @@ import pytest
 from conftest import analyze_one_run, reproduce_tree
 from groklab.experiments.claims import Times
 from groklab.experiments.investigation import batch, compare, decay, ksum, lstm, task1
+from groklab.experiments.spec import Claim
 from groklab.experiments.stats import boot_diff, boot_mean, spearman_boot
 from groklab.survival import Censored
 
@@ -116,6 +117,23 @@ def test_the_norms_fall_timed_against_grokking_is_weighed_beside_ours():
     assert during.holds and not during.depends_on and "caption" in during.note
     early = judge([2500, 2500, 2500])  # the fall 900-1,000 steps before test accuracy's onset: not "as it groks"
     assert early.depends_on == ["'as grokking takes place'"] and "before test accuracy's onset" in early.note
+
+
+def test_task1_judges_each_smaller_prime_and_mlp_says_where_runs_stuck():
+    from groklab.experiments.investigation import mlp
+
+    e, a, _, n = task1.BASE["quick"]
+    drops = {task1.cell(e, a, 29, n): [12, 8, 6, 12, 10], task1.cell(e, a, 59, n): [9, 17, 10, 12, 5],
+             task1.cell(e, a, 97, n): [6, 7, 7, 10, 7]}
+    c = task1._oscillates({"drops": drops}, [task1.cell(e, a, x, n) for x in (29, 59)], task1.cell(e, a, 97, n), True)
+    assert set(c.aggregate) == {f"{task1.cell(e, a, x, n)} vs {task1.cell(e, a, 97, n)}" for x in (29, 59)}
+    assert c.post_hoc["since"] == "2026-12-07" and "lr 2e-3, wd 0.3" in c.note
+    never = Censored(4000.0)
+    t = {"t_train": {"a0.3": [100.0, 100.0]}, "final_test": {"a0.3": [0.01, 0.04]}, "t_test": {"a0.3": [never, never]}}
+    assert mlp.stuck(t, ["a0.3"]) == "a0.3: 2 of 2 fit the training set by step 100, final test accuracy 0.010-0.040"
+    by_d = {"L2": 2, "L3": 3, "L5": 5}
+    c = mlp._unstable(Claim("depth_destabilises", "t", "s"), {"L2": [0, 0], "L3": [0, 0], "L5": [1, 2]}, by_d)
+    assert "every run of 2, 3 layers at 0: the rise comes from the deepest alone" in c.note
 
 
 def test_quick_task1_varies_one_factor_at_a_time():

@@ -7,7 +7,8 @@ whole undecided); `time_claim` builds the Claim, and `at_thresholds` says when a
 accuracy threshold that defines the event.
 
 Decision rule (ours; papers state none): the Gehan concordance P(a run of A reaches the event first), pairs
-that censoring leaves open counted as ties, with an exact one-sided permutation p-value (survival.py):
+that censoring leaves open counted as ties, with a one-sided permutation p-value (survival.py; exact up to 20,000
+labellings of the runs, Monte Carlo past them):
 - holds when P > 1/2 and p <= ALPHA: the claim is directional, so the test is one-sided;
 - does not hold when the runs show the opposite order beyond noise (P < 1/2, one-sided p <= ALPHA for it):
   evidence against the claim, not its absence;
@@ -170,7 +171,8 @@ def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, s
     A, B = names
     per, agg, verdicts = _compare(cells, names, lower, list)
     rule = (f"{level} per seed. Per cell: P(a run of {A} lies below a run of {B}) (Mann-Whitney, ties 1/2) with "
-            f"an exact one-sided permutation p; medians (n per arm shown). Holds if P > 1/2 with p <= {alpha():.3g} "
+            f"a one-sided permutation p (exact up to {MAX_EXACT:,} labellings, else Monte Carlo); medians (n per arm "
+            f"shown). Holds if P > 1/2 with p <= {alpha():.3g} "
             f"in every cell; does not hold if the opposite order has p <= {alpha():.3g} in any; otherwise "
             "inconclusive" + _looked())
     return _claim(id, text, rule, per, agg, every(verdicts))
@@ -192,8 +194,9 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
               else f"in some cell ({len(cells)} cells, p <= {alpha():.3g} / {len(cells)}, Bonferroni); does not "
               "hold if the opposite order has p <= that in every cell")
     rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
-            f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), an exact one-sided "
-            f"permutation p, Kaplan-Meier medians [95% CI] (n per arm shown). Holds if P > 1/2 with p <= "
+            f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), a one-sided permutation p "
+            f"(exact up to {MAX_EXACT:,} labellings, else {MAX_EXACT:,} Monte Carlo draws), Kaplan-Meier medians "
+            f"[95% CI] (n per arm shown). Holds if P > 1/2 with p <= "
             f"{level:.3g} {decide}; otherwise inconclusive" + _looked())
     claim = _claim(id, text, rule, per, agg, combine(verdicts))
     others = {label: combine({k: test(*ab)["verdict"] for k, ab in c.items()}) for label, c in (alt or {}).items()}
@@ -230,6 +233,24 @@ def no_later_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str
         if isinstance(agg, dict) and f"median {B}" in agg:
             agg[f"median {B} x {1 + margin:g}"] = agg.pop(f"median {B}")
     return claim
+
+
+MAX_EXACT = 20000  # survival.concordance's default: past it the permutation null is Monte Carlo
+
+
+def at_floor(c: Claim) -> Claim:
+    """`c` (a held two-arm comparison) noting each cell whose p is the smallest its n allow: the verdict then rests
+    on a complete separation of few runs, and one run out of order would undo it (a fresh read, 2026-12-07)."""
+    if c.holds is not True:
+        return c
+    for cell, a in c.aggregate.items():
+        n = a.get("n") if isinstance(a, dict) else None
+        if isinstance(n, list) and len(n) == 2 and all(isinstance(x, int) and x for x in n):
+            floor = 1 / math.comb(n[0] + n[1], n[0])
+            if a.get("p") is not None and a["p"] <= floor + 1e-12 and floor > alpha() / 10:
+                c.note = "; ".join(filter(None, [c.note, f"{cell}: p = {floor:.3g} is the smallest n = {n[0]}, "
+                                                 f"{n[1]} allow (every run of one arm before every run of the other)"]))
+    return c
 
 
 def _claim(id: str, text: str, rule: str, per: dict, agg: dict, v: Verdict) -> Claim:

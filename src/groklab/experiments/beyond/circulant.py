@@ -43,10 +43,10 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "circulant", "App. E: embedding initialization", list(VARIANTS))
-    return figs, claims(per_variant(df, "go_step", list(VARIANTS)), per_variant(df, "last_step", list(VARIANTS)))
+    return figs, claims(*(per_variant(df, k, list(VARIANTS)) for k in ("go_step", "last_step", "t_test", "max_test")))
 
 
-def claims(go: dict, last: dict) -> list[Claim]:
+def claims(go: dict, last: dict, t_test: dict | None = None, best: dict | None = None) -> list[Claim]:
     """Each structured init reaches GO (grokking onset) before the default (a run without one censored at its
     last step)."""
     base = at_last(go.get("default", []), last.get("default", []))
@@ -60,6 +60,15 @@ def claims(go: dict, last: dict) -> list[Claim]:
             "code build Toeplitz(r, r) instead: toeplitz_groks_earlier "
             + verdict_words(toeplitz.holds, toeplitz.reason))
     circulant.note = "; ".join(filter(None, [circulant.note, said]))
+    if t_test:  # "speed up grokking" read as finishing sooner too: test accuracy 0.99 (a fresh read, 2026-12-07)
+        end = {v: at_last(t_test.get(v, []), last.get(v, [])) for v in ("circulant", "default")}
+        done = time_claim(circulant.id, circulant.text, {"all": (end["circulant"], end["default"])},
+                          ("circulant", "default"), "t_test (test acc >= 0.99) per seed")
+        circulant = weigh(circulant, "'groks earlier'", "the onset (GO step)", {"test accuracy 0.99 (t_test)": done})
+        never = [b for t, b in zip(t_test.get("circulant", []), (best or {}).get("circulant", [])) if t is None]
+        if never:
+            circulant.note += (f"; {len(never)} of {len(t_test['circulant'])} circulant runs never reach test "
+                               f"accuracy 0.99 (best {', '.join(f'{b:.3f}' for b in never if b is not None)})")
     return [toeplitz, revised(circulant, deepcopy(circulant), PROMOTED)]
 
 

@@ -70,7 +70,13 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     for run, acc in (after_go(df, "train/acc") if not df.empty else {}).items():
         fit.setdefault(variant_of(run), []).append(min(acc) if acc else None)
         held.setdefault(variant_of(run), []).append(held_range(acc, test.get(run, [])))
-    return figs, claims(amp, drops, fit, held)
+    out = claims(amp, drops, fit, held)
+    if not df.empty and {"optim.lr", "p"} <= set(df):  # the recipe the collapses come from (a fresh read, 2026-12-07)
+        lr, p = (", ".join(f"{x:g}" for x in sorted(df[k].dropna().unique())) for k in ("optim.lr", "p"))
+        out[0].note = "; ".join(filter(None, [out[0].note, f"these runs train at lr {lr}, p {p} (004: lr 1e-3, p 97): "
+                                              "the amplitude here comes mostly from loss spikes, which the lr "
+                                              "drives, not from the mechanism the sentence describes"]))
+    return figs, out
 
 
 def held_range(train: list, test: list) -> float | None:

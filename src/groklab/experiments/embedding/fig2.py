@@ -122,7 +122,27 @@ def claims(t, co: dict | None = None) -> list[Claim]:
                            "t_test (test acc >= 0.99) of model=mlp_emb, add against mul")
         late[0] = weigh(late[0], "reading of 'delayed'", "after its own fit (t_test / t_train)",
                         {"later than addition (t_test mul after add)": later})
+        late[0].note = "; ".join(filter(None, [late[0].note, _contrast(late)]))
     return [c0, c1, c2, c3, *late]
+
+
+def _contrast(late: list[Claim]) -> str:
+    """What the runs say of the sentence's contrast ("... but with a delayed generalization for multiplication"):
+    addition's delay after its own fit and its t_test beside multiplication's (a fresh read, 2026-12-07)."""
+    def span(c: Claim, key: str) -> list:
+        return [x for x in next((v for k, v in c.per_seed.items() if k.endswith(key)), []) if x is not None]
+    mul, add = late
+    r = {n: span(c, "t_test/t_train") for n, c in (("mul", mul), ("add", add))}
+    t = {n: span(c, "t_test") for n, c in (("mul", mul), ("add", add))}
+    if not all(r.values()) or not all(t.values()):
+        return ""
+    if min(r["add"]) < DELAY:
+        return ""
+    med = {n: float(median_censored(v)) for n, v in t.items()}
+    return (f"addition is delayed after its own fit too (t_test / t_train {min(r['add']):.1f}-{max(r['add']):.1f} "
+            f"against multiplication's {min(r['mul']):.1f}-{max(r['mul']):.1f}; median t_test {med['add']:g} against "
+            f"{med['mul']:g}): the runs bear out the caption's 'both delayed', not a delay singling out "
+            "multiplication")
 
 
 def _late(task: str, tt: list, tr: list) -> Claim:

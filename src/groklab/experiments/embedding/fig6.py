@@ -82,11 +82,18 @@ def _bar(c: Claim, tasks, variant: str) -> str:
     and the runs that never reach 0.99 (said beside) pull P down, not too few seeds (a fresh read, 2026-12-06)."""
     if c.holds is not None or alpha() >= 0.05:
         return ""
-    near = [f"{k}: P = {a['P(' + variant + ' first)']:.2f}, p = {a['p']:.3g}" for k in tasks
-            for a in [c.aggregate.get(k, {})] if a.get("p") is not None and alpha() < a["p"] <= 0.05
-            and a.get(f"P({variant} first)", 0) > 0.5]
-    return (f"{'; '.join(near)}: within 0.05 on one look, not within the bar {alpha():.3g} of the looks at these "
-            "runs; what holds P down is the runs that never reach 0.99, not the number of seeds") if near else ""
+    near = [k for k in tasks for a in [c.aggregate.get(k, {})] if a.get("p") is not None
+            and alpha() < a["p"] <= 0.05 and a.get(f"P({variant} first)", 0) > 0.5]
+    said = []
+    for k in near:
+        a = c.aggregate[k]
+        # what holds P down: runs that never reach 0.99 (pairs left open or lost) where some do, else overlap
+        why = ("runs that never reach 0.99 hold P down" if any(x is None for v in c.per_seed.items()
+                                                              if v[0].startswith(k) for x in v[1])
+               else "every run reaches 0.99 and the two arms' times overlap: more seeds could settle it")
+        said.append(f"{k}: P = {a['P(' + variant + ' first)']:.2f}, p = {a['p']:.3g} ({why})")
+    return (f"{'; '.join(said)}: within 0.05 on one look, not within the bar {alpha():.3g} of the looks at these "
+            "runs") if said else ""
 
 
 def _missed(t, task: str, where: dict, arm: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.choices import weigh
-from groklab.experiments.claims import event_times, shown, time_claim
+from groklab.experiments.claims import at_floor, event_times, shown, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import run_table
@@ -72,7 +72,7 @@ def claims(t, t95=None) -> list[Claim]:
         # "converge" may mean fitting the training set: that reading of the same runs is weighed beside
         fit = time_claim(id, text, {"mul": (_arm(t, a, "t_train"), _arm(t, b, "t_train"))}, (a, b),
                          "t_train = first eval step with train acc >= 0.99")
-        return weigh(c, "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
+        return weigh(at_floor(c), "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
 
     return [_levels_off(claim("frozen_converges_slower", "Frozen embeddings converge more slowly than trained ones "
                               "(default init).", "default", "frozen"), t),

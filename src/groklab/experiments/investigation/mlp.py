@@ -76,12 +76,10 @@ def claims(t: dict, profile: str) -> list[Claim]:
     lo_a, hi_a = f"a{ALPHAS[0]}-L3-w{w}", f"a{ALPHAS[-1]}-L3-w{w}"
     return [
         _speed(t, by_a),
-        within("alpha_not_end_state", "The training fraction does not change the end state.",
-               "final test accuracy (a run that never reached test accuracy 0.99: a lower bound, its end state "
-               "lies beyond the horizon)", end_state(t, "final_test", "t_test"), hi_a, lo_a, 0.05, floor=0.9),
+        _end(t, hi_a, lo_a),
         trend("depth_slows", "More layers slow grokking down.", "t_test", t["t_test"], by_d, 1),
-        trend("depth_destabilises", "More layers make training less stable.",
-              "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1),
+        _unstable(trend("depth_destabilises", "More layers make training less stable.",
+                        "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1), t["drops"], by_d),
         _width(t, f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}"),
     ]
 
@@ -93,6 +91,28 @@ GROKKING = Revision("2026-12-07", "each larger alpha against each smaller one am
                     "reaches test acc 0.99; inconclusive (precondition) with fewer than two such cells",
                     "the cells at the smallest and the largest alpha, whether or not they grok",
                     "a fresh read: a fraction that never groks tells nothing of speed")
+
+
+def _unstable(c: Claim, drops: dict, by_d: dict) -> Claim:
+    """Where the trend comes from: each depth's drops per run (a fresh read, 2026-12-07: a rise from one depth
+    alone, with every run of the others at 0, makes a degenerate interval)."""
+    spans = [f"{by_d[k]} layers {min(v):g}-{max(v):g}" for k in sorted(by_d, key=by_d.get)
+             if (v := [x for x in drops.get(k, []) if x is not None])]
+    flat = [k for k in by_d if drops.get(k) and not any(drops[k])]
+    c.note = "; ".join(filter(None, [c.note, "drops per run: " + ", ".join(spans) + (
+        f" (every run of {', '.join(str(by_d[k]) for k in sorted(flat, key=by_d.get))} layers at 0: the rise comes "
+        "from the deepest alone)" if len(flat) == len(by_d) - 1 else "")]))
+    return c
+
+
+def _end(t: dict, hi_a: str, lo_a: str) -> Claim:
+    c = within("alpha_not_end_state", "The training fraction does not change the end state.",
+               "final test accuracy (a run that never reached test accuracy 0.99: a lower bound, its end state "
+               "lies beyond the horizon)", end_state(t, "final_test", "t_test"), hi_a, lo_a, 0.05, floor=0.9)
+    said = stuck(t, [lo_a, hi_a])
+    if said:  # a plateau at chance before a late rise is what grokking looks like: a bound, not a failure
+        c.note = "; ".join(filter(None, [c.note, f"runs without test acc 0.99: {said} (002 trains 1e5 steps)"]))
+    return c
 
 
 def _speed(t: dict, by_a: dict) -> Claim:
@@ -110,10 +130,26 @@ def _speed(t: dict, by_a: dict) -> Claim:
              for i, lo in enumerate(grok) for hi in grok[i + 1:]}
     claim = time_claim("alpha_changes_speed", text, cells, ("larger alpha", "smaller alpha"), what)
     if left:
-        claim.note = "; ".join(filter(None, [claim.note, f"left out of the speed comparison ({left}): a "
-                                             "fraction that never groks speaks to effectiveness (alpha_not_end_"
-                                             "state), not to speed"]))
+        claim.note = "; ".join(filter(None, [claim.note, f"left out of the speed comparison ({left}; "
+                                             f"{stuck(t, list(never))}): censored within this horizon, they decide "
+                                             "neither speed nor effectiveness (alpha_not_end_state counts them "
+                                             "censored too)"]))
     return revised(claim, old, GROKKING)
+
+
+def stuck(t: dict, cells: list[str]) -> str:
+    """Where the runs of `cells` that never reached test acc 0.99 fit their training set and where they ended."""
+    out = []
+    for c in cells:
+        rows = [(f, e) for f, e, g in zip(t["t_train"].get(c, []), t["final_test"].get(c, []), t["t_test"].get(c, []))
+                if g is None or isinstance(g, Censored)]
+        fit = [float(f) for f, _ in rows if f is not None and not isinstance(f, Censored)]
+        ends = [e for _, e in rows if e is not None]
+        if rows and ends:
+            out.append(f"{c}: {len(fit)} of {len(rows)} fit the training set"
+                       + (f" by step {max(fit):g}" if fit else "") + f", final test accuracy {min(ends):.3f}-"
+                       f"{max(ends):.3f}")
+    return "; ".join(out)
 
 
 # "Adjustments to the model's width showed minimal effect" (002 §2.2, a paragraph about grokking speed and

@@ -40,9 +40,10 @@ from pathlib import Path
 
 from groklab.experiments.assumptions import Assumption, combine
 from groklab.experiments.choices import weigh
-from groklab.experiments.claims import time_claim
+from groklab.experiments.claims import no_later_claim, time_claim
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import TIMES, table
+from groklab.experiments.investigation.mlp import NEAR
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import all_of, contrast, not_below, within
 from groklab.experiments.posthoc import CENSOR_RISING, revised
@@ -143,8 +144,28 @@ def claims(t: dict) -> list[Claim]:
     steps = {k: {f"{axis}:{small}->{large}": _step(best, up if k == "now" else {}, small, large)
                    for axis, cells in SIZES.items() for small, large in zip(cells, cells[1:])} for k in ("now", "was")}
     size, was = (all_of("size_no_significant_gain", text, steps[k]) for k in ("now", "was"))
-    return out + [size if verdict_of(size.holds, size.reason) == verdict_of(was.holds, was.reason)
-                  else revised(size, was, CENSOR_RISING)]
+    size = size if verdict_of(size.holds, size.reason) == verdict_of(was.holds, was.reason) else \
+        revised(size, was, CENSOR_RISING)
+    return out + [_speed(size, t, text)]
+
+
+def _speed(size: Claim, t: dict, text: str) -> Claim:
+    """`size` (best test accuracy) with "improvement" read as speed beside it: in each step the smaller model
+    reaches test acc 0.99 no later than NEAR x the larger's times (a fresh read, 2026-12-07: the best accuracy sits
+    at its ceiling 1.0 in most cells, where it can show a smaller model falling short but never a larger one
+    improving)."""
+    times = t.get("t_test", {})
+    speed = all_of(size.id, text, {f"{axis}:{small}->{large}": no_later_claim(
+        f"{small} no later", "", {"t_test": (times.get(small, []), times.get(large, []))}, (small, large),
+        "t_test (first eval with test acc >= 0.99)", NEAR - 1)
+        for axis, cells in SIZES.items() for small, large in zip(cells, cells[1:])})
+    cells = list(dict.fromkeys(c for v in SIZES.values() for c in v if c in t["max_test"]))
+    top = [c for c in cells if t["max_test"][c] and min(t["max_test"][c]) >= 1.0 - 1e-9]
+    size.note = "; ".join(filter(None, [size.note, f"best test accuracy is at its ceiling 1.0 on every run of "
+                                        f"{len(top)} of {len(cells)} cells ({', '.join(top)}): there it can show a "
+                                        "smaller model falling short, never a larger one improving"]))
+    return weigh(size, "reading of 'improvement'", "best test accuracy",
+                 {f"speed: the smaller reaches test acc 0.99 no later than {NEAR:g}x the larger's times": speed})
 
 
 def _fits(c: Claim, train: list, o: str) -> Claim:
