@@ -166,3 +166,49 @@ def test_out_is_refused_before_any_write_when_it_holds_a_users_files(tmp_path, c
         assert main(argv) == 2
         assert "holds files groklab did not write" in capsys.readouterr().err
         assert {p.name: p.read_bytes() for p in mine.iterdir()} == before
+
+
+def test_protocol_v2_is_declared_checked_and_frozen_by_its_digest():
+    """GrokBench II's protocol and methods (declared before any of their runs): every method's fixed trials and
+    range corners make valid configs on every task, held-out ones included; the files' sha256 are the ones
+    docs/grokbench.md records, so an edit shows here (a change after results is a new version)."""
+    import re
+    from pathlib import Path
+
+    from groklab.experiments.grokbench.protocol import HERE, check, corners, digest, fixed_trials
+
+    proto, methods = load_protocol(HERE / "protocol_v2.yaml"), load_methods(HERE / "methods_v2.yaml")
+    check(proto, methods, "quick")
+    quick = proto.profiles["quick"]
+    assert proto.version == 2 and proto.persistence == 200 and len(quick.tasks) >= 7 and len(methods) >= 8
+    assert {"dihedral", "s4", "parity", "sum3", "transformer_add"} <= set(quick.tasks)
+    assert len(quick.tuner.studies) >= 3 and not set(quick.tuner.studies) & set(quick.eval_seeds)
+    assert quick.heldout.source in quick.tasks and not set(quick.heldout.tasks) & set(quick.tasks)
+    ema = methods["grokfast_ema"]
+    nested, recipe = fixed_trials(ema)
+    assert nested["optim.grokfast_lamb"] == 0 and recipe["optim.grokfast_lamb"] == 2.0  # 0: outside the log range
+    assert corners(ema)[0]["optim.lr"] == pytest.approx(1e-4)
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "grokbench.md").read_text()
+    for name in ("protocol_v2.yaml", "methods_v2.yaml"):
+        assert re.search(rf"`{name}` sha256\s+`{digest(HERE / name)}`", docs), f"{name} changed: a new version"
+
+
+def test_protocol_v2_refuses_a_mixed_or_leaky_profile_and_v1_runs_only(tmp_path):
+    from groklab.experiments.grokbench.bench import grokbench
+
+    v2 = TINY.replace("    tuning_configs: 2\n    tuning_seeds: [100]\n",
+                      "    tuner: {budget_steps: 400, min_steps: 50, eta: 2, studies: [100]}\n")
+    for text, match in ((TINY.replace("    tuning_configs: 2\n", "    tuning_configs: 2\n    tuner: {budget_steps: "
+                                      "400, min_steps: 50, eta: 2, studies: [100]}\n"), "takes no tuning_configs"),
+                        (v2.replace("studies: [100]", "studies: [0]"), "disjoint"),
+                        (v2 + "    heldout: {source: mul, tasks: {sub: [task=sub]}}\n", "heldout.source"),
+                        (v2 + "    heldout: {source: add, tasks: {add: [task=add]}}\n", "withheld from tuning")):
+        p = tmp_path / "p.yaml"
+        p.write_text(text)
+        with pytest.raises(ConfigError, match=match):
+            load_protocol(p)
+    p.write_text(v2)
+    assert load_protocol(p).profiles["quick"].tuner.eta == 2
+    with pytest.raises(ConfigError, match="v1 boards only"):
+        grokbench("quick", tmp_path / "gb", protocol_path=p)
+    assert not (tmp_path / "gb").exists()

@@ -68,6 +68,9 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     if profile not in proto.profiles:
         raise ConfigError("--profile", profile, f"one of {', '.join(proto.profiles)}")
     prof = proto.profiles[profile]
+    if prof.tuner is not None:  # declared and checked (protocol_v2.yaml); its runner is GrokBench II's next part
+        raise ConfigError("--protocol", str(protocol_path), f"protocol v{proto.version} tunes by successive halving "
+                          "(sweep.tune); this groklab runs v1 boards only (groklab grokbench --profile quick)")
     names = pick(list(every), methods, "methods")
     if proto.baseline not in names:
         names = [proto.baseline] + names  # P(improvement) needs the baseline

@@ -64,11 +64,15 @@ METHOD_KEYS = ("optim.", "loss")
 
 
 class Method(BaseModel):
-    """An optimizer or gradient filter groklab has (`set`) and the ranges its tuning draws from (`tune`)."""
+    """An optimizer or gradient filter groklab has (`set`) and the ranges its tuning draws from (`tune`); for
+    protocol v2, the fixed trials every tuning study runs first: `nested`, the point of its space that is the plain
+    optimizer (lambda = 0, c = 1: it may lie outside a log range), and `recipe`, its authors' published values."""
     model_config = ConfigDict(extra="forbid")
     about: str = Field(max_length=2_000)
     set: list[str] = Field(default_factory=list, max_length=64)
     tune: dict[str, Range] = Field(min_length=1, max_length=64)
+    nested: dict[str, float | int | str] = Field(default_factory=dict, max_length=64)
+    recipe: dict[str, float | int | str] = Field(default_factory=dict, max_length=64)
 
     @model_validator(mode="after")
     def _own_keys(self) -> "Method":
@@ -77,7 +81,29 @@ class Method(BaseModel):
         if fixed:
             raise ValueError(f"{fixed[0]!r} is the protocol's (task, horizon, split, seeds, model, evaluation): a "
                              f"method sets and tunes only keys starting {' or '.join(METHOD_KEYS)}")
+        for what in ("nested", "recipe"):
+            stray = sorted(set(getattr(self, what)) - set(self.tune))
+            if stray:
+                raise ValueError(f"{what} sets {stray[0]!r}, which the method does not tune (tuned: "
+                                 f"{', '.join(sorted(self.tune))})")
         return self
+
+
+class Tuner(BaseModel):
+    """Protocol v2's tuning (sweep.tune): per method, task and study, successive halving in training steps."""
+    model_config = ConfigDict(extra="forbid")
+    budget_steps: int = Field(ge=1, le=10**8)  # training steps per method, task and study, every rung counted
+    min_steps: int = Field(ge=1)  # the first rung
+    eta: int = Field(ge=2, le=10)  # the reduction factor
+    sampler: Literal["qmc", "tpe"] = "qmc"
+    studies: list[int] = Field(min_length=1, max_length=20)  # one tuning seed per study, each a study of its own
+
+
+class Heldout(BaseModel):
+    """Tasks withheld from tuning and design: each method runs there with its configuration tuned on `source`."""
+    model_config = ConfigDict(extra="forbid")
+    source: str
+    tasks: dict[str, list[str]] = Field(min_length=1)
 
 
 class Profile(BaseModel):
@@ -85,27 +111,45 @@ class Profile(BaseModel):
     base: list[str]
     tasks: dict[str, list[str]] = Field(min_length=1)
     # bounded before anything is drawn or trained: 10**9 tuning configurations or 500,000 seeds are typos
-    tuning_configs: int = Field(ge=1, le=10_000)
-    tuning_seeds: list[int] = Field(min_length=1, max_length=100)
+    # v1: a Latin hypercube of tuning_configs per method and task, each on tuning_seeds; v2: `tuner` instead
+    tuning_configs: Optional[int] = Field(None, ge=1, le=10_000)
+    tuning_seeds: Optional[list[int]] = Field(None, min_length=1, max_length=100)
+    tuner: Optional[Tuner] = None
+    heldout: Optional[Heldout] = None
     eval_seeds: list[int] = Field(min_length=2, max_length=1_000)
 
     @model_validator(mode="after")
     def _disjoint(self) -> "Profile":
-        bad = [t for t in self.tasks if not NAME.fullmatch(t)]
+        bad = [t for t in [*self.tasks, *(self.heldout.tasks if self.heldout else {})] if not NAME.fullmatch(t)]
         if bad:
             raise ValueError(f"task name {ascii(bad[0])[:80]}: {NAMED}")
-        both = sorted(set(self.tuning_seeds) & set(self.eval_seeds))
+        if self.tuner is not None and (self.tuning_configs is not None or self.tuning_seeds is not None):
+            raise ValueError("a profile with a tuner takes no tuning_configs or tuning_seeds")
+        if self.tuner is None and (self.tuning_configs is None or self.tuning_seeds is None):
+            raise ValueError("give either tuning_configs and tuning_seeds (v1) or tuner (v2)")
+        tuning = self.tuning_seeds if self.tuner is None else self.tuner.studies
+        both = sorted(set(tuning) & set(self.eval_seeds))
         if both:
             raise ValueError(f"tuning and evaluation seeds must be disjoint (both: {both})")
+        if self.heldout is not None:
+            if self.heldout.source not in self.tasks:
+                raise ValueError(f"heldout.source {self.heldout.source!r} is not a task ({', '.join(self.tasks)})")
+            shared = sorted(set(self.heldout.tasks) & set(self.tasks))
+            if shared:
+                raise ValueError(f"a held-out task is withheld from tuning: {shared[0]!r} is a tuned task too")
         return self
 
     @property
     def tuning_runs(self) -> int:
-        return self.tuning_configs * len(self.tuning_seeds)
+        return self.tuning_configs * len(self.tuning_seeds) if self.tuner is None else 0
 
 
 class Protocol(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    version: int = Field(1, ge=1, le=99)
+    # time to grok: the first step from which test accuracy stays >= threshold for `persistence` steps (v1: 0,
+    # the first touch; measures.curves.held_from)
+    persistence: int = Field(0, ge=0)
     baseline: str
     threshold: float = Field(gt=0, le=1)
     also: float = Field(gt=0, le=1)
@@ -166,11 +210,12 @@ def draws(method: str, m: Method, task: str, n: int, seed: int) -> list[dict]:
     return [{k: m.tune[k].at(float(row[j])) for j, k in enumerate(keys)} for row in u]
 
 
-def overrides(profile: Profile, method: Method, task: str, values: dict, seed: int) -> list[str]:
-    """The run's config overrides: the profile's base, the task's, the method's settings, its drawn values, and
-    the seed (init and split alike)."""
+def overrides(profile: Profile, method: Method, task: str, values: dict, seed: int,
+              tasks: dict | None = None) -> list[str]:
+    """The run's config overrides: the profile's base, the task's (`tasks`: where to look it up, e.g. held-out
+    tasks too), the method's settings, its drawn values, and the seed (init and split alike)."""
     drawn = [f"{k}={_fmt(v)}" for k, v in sorted(values.items())]
-    return [*profile.base, *profile.tasks[task], *method.set, *drawn, f"seed={seed}", f"split.seed={seed}"]
+    return [*profile.base, *(tasks or profile.tasks)[task], *method.set, *drawn, f"seed={seed}", f"split.seed={seed}"]
 
 
 def _fmt(v) -> str:
@@ -182,14 +227,36 @@ def check(protocol: Protocol, methods: dict[str, Method], profile: str) -> None:
     if protocol.baseline not in methods:
         raise ConfigError("protocol.baseline", protocol.baseline, f"one of the methods: {', '.join(methods)}")
     prof = protocol.profiles[profile]
+    every = {**prof.tasks, **(prof.heldout.tasks if prof.heldout else {})}
     for name, m in methods.items():
-        for task in prof.tasks:
-            for values in draws(name, m, task, prof.tuning_configs, protocol.draw_seed):
+        for task in every:
+            for values in (draws(name, m, task, prof.tuning_configs, protocol.draw_seed) if prof.tuner is None
+                           else fixed_trials(m) + corners(m)):
                 try:
-                    make_config(overrides(prof, m, task, values, prof.eval_seeds[0]))
+                    make_config(overrides(prof, m, task, values, prof.eval_seeds[0], every))
                 except ConfigError as err:
                     raise ConfigError(f"methods.{name}", err.value, f"its config fails on {task}: {err}") from None
 
 
-__all__ = ["Method", "Profile", "Protocol", "Range", "check", "draws", "load_methods", "load_protocol",
-           "overrides"]
+def fixed_trials(m: Method) -> list[dict]:
+    """Protocol v2's trials each tuning study runs first: the nested baseline point, then the published recipe
+    (each completed from the ranges' geometric or arithmetic middle where it leaves a key unset)."""
+    mid = {k: r.at(0.5) for k, r in m.tune.items()}
+    return [{**mid, **point} for point in (m.nested, m.recipe) if point]
+
+
+def corners(m: Method) -> list[dict]:
+    """Every tuned key at its range's low end, then at its high end: configs a checked protocol must accept."""
+    return [{k: r.at(u) for k, r in m.tune.items()} for u in (0.0, 1.0 - 1e-12)]
+
+
+def digest(path: Path) -> str:
+    """sha256 of a protocol or methods file as it lies on disk: recorded before any run (frozen: a change after
+    is a new version, and the recorded digest says which file a board was run under)."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+__all__ = ["Heldout", "Method", "Profile", "Protocol", "Range", "Tuner", "check", "corners", "digest", "draws",
+           "fixed_trials", "load_methods", "load_protocol", "overrides"]
