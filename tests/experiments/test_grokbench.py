@@ -212,3 +212,30 @@ def test_protocol_v2_refuses_a_mixed_or_leaky_profile_and_v1_runs_only(tmp_path)
     with pytest.raises(ConfigError, match="v1 boards only"):
         grokbench("quick", tmp_path / "gb", protocol_path=p)
     assert not (tmp_path / "gb").exists()
+
+
+def test_v2_studies_tune_each_method_task_and_seed_alike_and_name_edges(tmp_path):
+    from groklab.experiments.grokbench.protocol import Method as M
+    from groklab.experiments.grokbench.studies import edges, space, study_seed, tune_studies
+
+    p = tmp_path / "p.yaml"
+    p.write_text(TINY.replace("    tuning_configs: 2\n    tuning_seeds: [100]\n",
+                              "    tuner: {budget_steps: 400, min_steps: 50, eta: 2, studies: [100, 101]}\n")
+                 .replace("steps=200", "steps=200, stop.patience=40"))
+    proto = load_protocol(p)
+    ema = M(about="x", set=["optim.name=adamw", "optim.grokfast=ema"],
+            tune={"optim.lr": {"log": [1e-3, 1e-1]}, "optim.grokfast_lamb": {"log": [0.5, 5.0]}},
+            nested={"optim.grokfast_lamb": 0}, recipe={"optim.grokfast_lamb": 2.0})
+    methods = {"adamw": M(about="a", set=["optim.name=adamw"], tune={"optim.lr": {"log": [1e-3, 1e-1]}}),
+               "ema": ema}
+    sel = tune_studies(proto, proto.profiles["quick"], methods, ["add"], tmp_path / "gb", echo=lambda *_: None)
+    assert set(sel["add"]) == {"adamw", "ema"} and set(sel["add"]["ema"]) == {"100", "101"}
+    for study in sel["add"]["ema"].values():
+        assert study["steps_used"] <= 400 and study["trials"] >= 2
+    first = (tmp_path / "gb/tune/add/ema/k100/trials.csv").read_text().splitlines()[1].split(",")
+    # the nested point (lambda 0, outside the log range; lr at its range's middle) opens the study
+    assert first[:2] == ["-1", "0"] and float(first[2]) == pytest.approx(0.01)
+    assert study_seed(1, "ema", "add", 100) != study_seed(1, "ema", "add", 101) == study_seed(1, "ema", "add", 101)
+    assert space(ema) == {"optim.lr": ("log", 1e-3, 1e-1), "optim.grokfast_lamb": ("log", 0.5, 5.0)}
+    assert edges(ema, {"optim.lr": 0.099, "optim.grokfast_lamb": 0}) == ["optim.lr"]  # 0: the nested point
+    assert edges(ema, {"optim.lr": 0.01, "optim.grokfast_lamb": 2.0}) == []

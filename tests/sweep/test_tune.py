@@ -29,7 +29,8 @@ def test_tune_spends_at_most_its_budget_prunes_and_replays(tmp_path):
     out = tmp_path / "t"
     got = tune(BASE, SPACE, out, budget=3000, min_steps=50, eta=2, seed=0, enqueue=[{"optim.lr": 0.01}])
     assert got.used <= 3000 and len(got.trials) >= 8
-    assert got.trials[0].params == {"optim.lr": 0.01}  # the enqueued recipe is trial 0
+    assert got.trials[0].params == {"optim.lr": 0.01} and got.trials[0].number == -1  # the fixed trial first
+    assert got.trials[0].state == "complete" and (out / "fixed-0").is_dir()  # a reference: never pruned
     states = {t.state for t in got.trials}
     assert "pruned" in states and "complete" in states  # halving ended some trials at a rung
     assert sum(t.steps for t in got.trials) == got.used

@@ -1,16 +1,18 @@
-"""Successive-halving tuning of one configuration space on one task, through Optuna (ask and tell), counted in
-training steps.
+"""Successive-halving tuning of one configuration space on one task, through Optuna (ask and tell), counted in training
+steps.
 
-A trial is one configuration Optuna's sampler draws from a declared space (or one enqueued beforehand: a published
-recipe, the nested baseline point). It trains on the tuning seed to the first rung, reports its score there, and
-goes on by exact resume (engine.train(resume=..., steps=next rung)) while Optuna's SuccessiveHalvingPruner keeps it
-(asynchronous successive halving: rung k at min_steps x eta^k, a trial continues if it is in the top 1 / eta of the
-trials that reached that rung). Trials are asked until the steps trained -- every rung of every trial -- reach the
-budget; a continuation the budget cannot pay ends its trial there, so no space spends more than the budget.
+A trial is one configuration Optuna's sampler draws from a declared space. It trains on the tuning seed to the first
+rung, reports its score there, and goes on by exact resume (engine.train(resume=..., steps=next rung)) while
+Optuna's SuccessiveHalvingPruner keeps it (asynchronous successive halving: rung k at min_steps x eta^k, a trial
+continues if it is in the top 1 / eta of the trials that reached that rung). Trials are asked until the steps
+trained -- every rung of every trial -- reach the budget; a continuation the budget cannot pay ends its trial there,
+so no space spends more than the budget. Fixed trials (`enqueue`: a published recipe, the nested baseline point,
+which may lie outside a log range) run first, outside the sampler and never pruned: references trained to the
+horizon, their steps counted in the budget.
 
 Score (higher is better), from the run's evals up to the rung: 2 - t / horizon where t = measures.curves.held_from
-(test accuracy reached `level` and held `persistence` steps, or to the rung's end); otherwise the best test accuracy
-so far (in [0, 1]). A run that grokked beats every run that did not, and earlier beats later.
+(test accuracy reached `level` and held `persistence` steps, or to the run's end: a rung is no end); otherwise the
+best test accuracy so far (in [0, 1]). A run that grokked beats every run that did not, and earlier beats later.
 
 Replaces hand-drawn Latin hypercubes trained each to the horizon: at eta = 3 the same budget tries several times as
 many configurations. Training is deterministic, and so are the sampler (seeded) and the pruner given the scores:
@@ -36,7 +38,7 @@ FINAL = ("early_stop", "diverged")  # a run stopped before its rung: its score i
 
 @dataclass
 class Trial:
-    number: int
+    number: int  # Optuna's trial number; the fixed trials -1, -2, ... (run folders fixed-0, fixed-1, ...)
     params: dict
     run: Path
     steps: int = 0  # steps trained (the last rung it reached)
@@ -116,18 +118,15 @@ def tune(base: Sequence[str], space: dict, out: str | Path, *, budget: int, min_
     study = optuna.create_study(direction="maximize", sampler=pick,
                                 pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=min_steps,
                                                                               reduction_factor=eta))
-    for params in enqueue:
-        study.enqueue_trial(params)
     result = Tuned(budget=budget)
-    while result.used + steps[0] <= budget:
-        trial = study.ask(dists)
-        t = Trial(trial.number, dict(trial.params), out / f"trial-{trial.number:03d}")
-        result.trials.append(t)
+
+    def rungs_of(t: Trial, trial=None) -> None:
+        """Train `t` rung by rung while the budget pays; an Optuna `trial` is reported to and may be pruned."""
         over = [f"{k}={v}" for k, v in t.params.items()]
         for r in steps:
             if result.used + (r - t.steps) > budget:
                 t.state = "budget"
-                break
+                return
             have = RunStore(t.run).summary() if is_run(t.run) else {}
             if not have:
                 train(make_config(list(base) + over + [f"steps={r}"]), out=t.run)
@@ -138,13 +137,29 @@ def tune(base: Sequence[str], space: dict, out: str | Path, *, budget: int, min_
             result.used += reached - t.steps
             end = horizon if done.get("status") in FINAL else r  # a run stopped early ended there: its streak counts
             t.steps, t.score = reached, score(RunStore(t.run).rows(), end, horizon, level, persistence)
-            trial.report(t.score if t.score is not None else 0.0, r)
             if done.get("status") in FINAL or r == horizon:
                 t.state = "complete"
-                break
-            if trial.should_prune():
-                t.state = "pruned"
-                break
+                return
+            if trial is not None:
+                trial.report(t.score if t.score is not None else 0.0, r)
+                if trial.should_prune():
+                    t.state = "pruned"
+                    return
+
+    # the fixed trials first, outside the sampler (a nested point may lie outside a log range) and never pruned:
+    # references trained to the horizon, their steps counted in the budget like any trial's
+    for i, params in enumerate(enqueue):
+        if result.used + steps[0] > budget:
+            break
+        t = Trial(-1 - i, dict(params), out / f"fixed-{i}")
+        result.trials.append(t)
+        rungs_of(t)
+        _write(out, result)
+    while result.used + steps[0] <= budget:
+        trial = study.ask(dists)
+        t = Trial(trial.number, dict(trial.params), out / f"trial-{trial.number:03d}")
+        result.trials.append(t)
+        rungs_of(t, trial)
         if t.state == "complete":
             study.tell(trial, t.score)
         else:
