@@ -451,6 +451,19 @@ def test_uniformity_key_factor_is_weighed_within_runs():
     assert c.to_dict()["verdict"].startswith("depends")
 
 
+def test_uniformity_says_how_far_meds_fall_is_the_embeddings_scale():
+    import pandas as pd
+
+    from groklab.experiments.beyond import uniformity
+    from groklab.experiments.spec import Claim
+
+    rows = [{"run": f"wd{w}/s0", "step": s, "train/acc": 1.0, "progress/MED": m, "norm/E": n}
+            for w, pts in ((1, ((0, 2.0, 10.0), (100, 1.0, 5.2))), (0, ((0, 2.0, 10.0), (100, 2.2, 11.0))))
+            for s, m, n in pts]
+    c = uniformity._scale(Claim("wd_makes_embedding_uniform", "t", "s", holds=True), pd.DataFrame(rows))
+    assert "MED falls to 0.50-0.50 of its value at the fit while ||E|| falls to 0.52-0.52" in c.note
+
+
 def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing():
     from groklab.experiments.published import matches
 

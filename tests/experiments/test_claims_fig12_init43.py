@@ -149,6 +149,18 @@ def test_init43_says_where_frozen_runs_level_off_and_fig6_where_the_looks_bar_de
         assert "(runs that never reach 0.99 hold P down)" in fig6._bar(open_, ["add", "mul"], "adam_lr")
 
 
+def test_init43_says_where_the_fitting_reading_leans_against_the_sentence():
+    from groklab.experiments.claims import time_claim
+
+    held = lambda: time_claim("frozen_converges_slower", "t", {"mul": ([100, 110, 120], [900, 950, 1000])},  # noqa
+                              ("default", "frozen"), "t_test")
+    fit = time_claim("frozen_converges_slower", "t", {"mul": ([75, 75, 75], [63, 75, 63])}, ("default", "frozen"),
+                     "t_train")
+    assert fit.holds is None and "the runs lean the other way" in init43._leans(held(), fit, "default", "frozen").note
+    fit2 = time_claim("x", "t", {"mul": ([63, 63, 75], [75, 75, 75])}, ("default", "frozen"), "t_train")
+    assert "lean" not in init43._leans(held(), fit2, "default", "frozen").note  # leans the sentence's way: nothing
+
+
 def test_a_held_comparison_at_its_floor_p_says_so():
     from groklab.experiments.claims import at_floor, time_claim
 

@@ -357,3 +357,8 @@ def test_fig10_phases_shape_run_by_run():
     runs["b"] = [ph.shape(steps, three, 100, 500, None)] * 3  # untimed: cannot tell
     c = ph.phases(net, runs)
     assert c.holds is None and c.reason == "precondition"
+    # the early drop lands just after the fit (t_train 40, drop over [60, 160]): window A misses it unless it
+    # ends `shift` steps after the fit (the reading weighed beside, 2026-12-07)
+    late = np.interp(steps, [0, 60, 160, 500, 700, 1000], [256, 256, 156, 150, 56, 56])
+    assert ph.shape(steps, late, 40, 500, 700)["shows"] is False
+    assert ph.shape(steps, late, 40, 500, 700, shift=120)["shows"] is True

@@ -50,7 +50,8 @@ def claims(go: dict, last: dict, t_test: dict | None = None, best: dict | None =
     """Each structured init reaches GO (grokking onset) before the default (a run without one censored at its
     last step)."""
     base = at_last(go.get("default", []), last.get("default", []))
-    toeplitz, circulant = (time_claim(f"{v}_groks_earlier", f"The {v} embedding init groks earlier than the default.",
+    toeplitz, circulant = (time_claim(f"{v}_groks_earlier", f"The {v} embedding init's test accuracy takes off (GO) "
+                                      "earlier than the default's.",
                                       {"all": (at_last(go.get(v, []), last.get(v, [])), base)}, (v, "default"),
                                       "GO step (grokking onset) per seed") for v in ("toeplitz", "circulant"))
     # 004's prose says "circulant", its formula and code Toeplitz(r, r): the prose's reading is weighed beside
@@ -69,6 +70,10 @@ def claims(go: dict, last: dict, t_test: dict | None = None, best: dict | None =
         if never:
             circulant.note += (f"; {len(never)} of {len(t_test['circulant'])} circulant runs never reach test "
                                f"accuracy 0.99 (best {', '.join(f'{b:.3f}' for b in never if b is not None)})")
+        if done.holds is not True and circulant.holds is True:  # what holds is the onset alone: said first
+            circulant.note = (f"the onset alone: finishing (test accuracy 0.99) is not shown faster ("
+                              f"{verdict_words(done.holds, done.reason)}), and Toeplitz(r, r), 004's own formula, "
+                              f"is {verdict_words(toeplitz.holds, toeplitz.reason)}; " + circulant.note)
     return [toeplitz, revised(circulant, deepcopy(circulant), PROMOTED)]
 
 

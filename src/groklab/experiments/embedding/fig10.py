@@ -68,7 +68,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
     pts = {run: rank_points(c, t_test.get(run)) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
-    timing = {d: by_setup(curves, table, JUDGED, d) for d in DEFS}
+    timing = {d: tuple(by_setup(curves, table, JUDGED, d, shift) for shift in (0.0, EARLY)) for d in DEFS}
     judged = claims(pts, unfit(table["t_train"]), timing)
     judged = [_first_rule(c, pts) for c in judged] if profile == "quick" else judged
     return figs, readings(judged) + [init_sigma(df)]
@@ -204,10 +204,15 @@ def _stable(d: str, what: str, ends: dict, swing: dict, cells: list, unfit: dict
     return revised(now, was, THROUGHOUT)
 
 
-def _phases(net: Claim, runs: dict | None) -> Claim:
-    """W's sentence is about three phases, judged run by run (fig10_phases); without `runs`, the net decline alone
-    (the rule before 2026-12-06)."""
-    return net if runs is None else phases(net, runs)
+EARLY = 100  # W's early drop lands just after the fit (steps 80-200 at quick sizes): window A extended, weighed
+
+
+def _phases(net: Claim, runs: tuple | None) -> Claim:
+    """W's sentence is about three phases, judged run by run (fig10_phases), with window A also ending EARLY steps
+    after the fit (a fresh read, 2026-12-07); without `runs`, the net decline alone (the rule before 2026-12-06)."""
+    if runs is None:
+        return net
+    return weigh(phases(net, runs[0]), "window A's end", "t_train", {f"t_train + {EARLY} steps": phases(net, runs[1])})
 
 
 def judge(claim: Claim, setups, unfit: dict) -> Claim:

@@ -38,15 +38,16 @@ def _known(t) -> bool:
     return t is not None and t == t and t > 0
 
 
-def shape(steps, ranks, t_train, t_go, t_test) -> dict:
+def shape(steps, ranks, t_train, t_go, t_test, shift: float = 0.0) -> dict:
     """One run's three windows: rates per 100 steps (relative to the rank at step 0), measures per window, and
-    `shows`: True / False, or None where the run cannot be timed (an event missing, a window under-measured)."""
+    `shows`: True / False, or None where the run cannot be timed (an event missing, a window under-measured).
+    `shift`: window A ends that many steps after t_train (a reading weighed beside ours)."""
     steps, ranks = np.asarray(steps, dtype=float), np.asarray(ranks, dtype=float)
     out = {"shows": None}
-    if not (len(steps) and all(map(_known, (t_train, t_go, t_test)))) or not t_train < t_go < t_test \
+    if not (len(steps) and all(map(_known, (t_train, t_go, t_test)))) or not t_train + shift < t_go < t_test \
             or ranks[0] <= 0:
         return out
-    ends = [0.0, float(t_train), float(t_go), float(t_test)]
+    ends = [0.0, float(t_train) + shift, float(t_go), float(t_test)]
     at = np.interp(ends, steps, ranks)
     n = [int(((a <= steps) & (steps <= b)).sum()) for a, b in zip(ends, ends[1:])]
     rate = [100 * (at[i] - at[i + 1]) / ranks[0] / (ends[i + 1] - ends[i]) for i in range(3)]
@@ -58,7 +59,7 @@ def shape(steps, ranks, t_train, t_go, t_test) -> dict:
     return out
 
 
-def by_setup(curves: dict, table, setups, definition: str) -> dict:
+def by_setup(curves: dict, table, setups, definition: str, shift: float = 0.0) -> dict:
     """setup -> [shape(...) per run] under one rank definition; curves: run -> {(definition, matrix): (steps, r)}."""
     out = {s: [] for s in setups}
     for run in sorted(curves):
@@ -66,7 +67,7 @@ def by_setup(curves: dict, table, setups, definition: str) -> dict:
         if name in out:
             steps, r = curves[run].get((definition, "W"), ([], []))
             ev = table.loc[run] if run in table.index else {}
-            out[name].append(shape(steps, r, *(ev.get(k) for k in ("t_train", "go_step", "t_test"))))
+            out[name].append(shape(steps, r, *(ev.get(k) for k in ("t_train", "go_step", "t_test")), shift=shift))
     return out
 
 

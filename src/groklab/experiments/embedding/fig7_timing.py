@@ -117,8 +117,9 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                                          f"{falls} of {len(both)} seeds ({groups[0]}): the co-movement {so}"]))
     # the sentence pairs W with training and E with validation: read "as" also as E's co-movement beyond W's
     # (weighed on the same runs, since 2026-12-06: a fresh read found rho < 0 met by anything that decays then)
-    beyond = [None if a is None or b is None else round(a - b, 3) for a, b in zip(of(groups[0], "rho"),
-                                                                                   of(groups[0], "rho_W"))]
+    # both at the floor -1 cannot order E beyond W: a tie at the bound, not evidence either way (a fresh read)
+    beyond = [None if a is None or b is None or max(a, b) <= -1 + 1e-9 else round(a - b, 3)
+              for a, b in zip(of(groups[0], "rho"), of(groups[0], "rho_W"))]
     specific = every_seed(e.id, e.text, "rho(lambda_E, test accuracy) - rho(lambda_W, test accuracy), same window",
                           {groups[0]: beyond}, lambda v: None if v is None else v < 0, "it is < 0")
     return [w, weigh(e, "'as'", "any co-movement (rho < 0)", {SPECIFIC: specific})]

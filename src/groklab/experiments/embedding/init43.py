@@ -72,12 +72,27 @@ def claims(t, t95=None) -> list[Claim]:
         # "converge" may mean fitting the training set: that reading of the same runs is weighed beside
         fit = time_claim(id, text, {"mul": (_arm(t, a, "t_train"), _arm(t, b, "t_train"))}, (a, b),
                          "t_train = first eval step with train acc >= 0.99")
-        return weigh(at_floor(c), "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
+        out = weigh(at_floor(c), "reading of 'converge'", "test acc 0.99", {"train acc 0.99": fit})
+        return _leans(out, fit, a, b)
 
     return [_levels_off(claim("frozen_converges_slower", "Frozen embeddings converge more slowly than trained ones "
                               "(default init).", "default", "frozen"), t),
             claim("small_init_converges_faster", f"Small initial embeddings (std {SMALL_STD:g} vs {DEFAULT_STD:g}) "
                   "converge faster than the default.", "small", "default")]
+
+
+def _leans(c: Claim, fit: Claim, a: str, b: str) -> Claim:
+    """Where the fitting reading of 'converge' is undecided but leans against the sentence, say so by its direction
+    (a fresh read, 2026-12-07: 'underpowered' suggested more seeds might confirm it): a verdict that holds then rests
+    on the generalization reading alone."""
+    agg = fit.aggregate.get("mul", {})
+    P = agg.get(f"P({a} first)")
+    if c.holds is not True or fit.holds is not None or P is None or P >= 0.5:
+        return c
+    c.note = "; ".join(filter(None, [c.note, f"by the fitting reading {b} is not slower: P({a} first) = {P:.2f}, "
+                                     f"the runs lean the other way (ties at the eval grid counted 1/2), so 'holds' "
+                                     "rests on the generalization reading alone"]))
+    return c
 
 
 def _levels_off(c: Claim, t) -> Claim:
