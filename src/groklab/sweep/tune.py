@@ -30,7 +30,9 @@ from typing import Sequence
 
 from groklab.errors import ConfigError
 from groklab.measures.curves import held_from
+from groklab.store.escape import csv_cell
 from groklab.store.files import atomic_write
+from groklab.store.tree import check_out, make_out
 
 SAMPLERS = ("qmc", "tpe")
 FINAL = ("early_stop", "diverged")  # a run stopped before its rung: its score is final
@@ -109,9 +111,10 @@ def tune(base: Sequence[str], space: dict, out: str | Path, *, budget: int, min_
     if not (isinstance(budget, int) and budget > 0):
         raise ConfigError("budget", budget, "must be a positive integer (training steps)")
     cfg = make_config(list(base))
-    horizon, out = cfg.steps, Path(out)
+    horizon, out = cfg.steps, check_out(out)  # a folder groklab marked, or a new one: refused before any write
     steps = rungs(min_steps, eta, horizon)
     dists = {k: _distribution(k, v) for k, v in space.items()}
+    make_out(out)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     pick = (optuna.samplers.QMCSampler(seed=seed, scramble=True, warn_independent_sampling=False)
             if sampler == "qmc" else optuna.samplers.TPESampler(seed=seed))
@@ -174,7 +177,6 @@ def _write(out: Path, result: Tuned) -> None:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["trial", *keys, "state", "steps", "score", "run"])
     for t in result.trials:
-        w.writerow([t.number, *(t.params.get(k, "") for k in keys), t.state, t.steps,
+        w.writerow([t.number, *(csv_cell(t.params.get(k, "")) for k in keys), t.state, t.steps,
                     "" if t.score is None else f"{t.score:.6g}", t.run.name])
-    out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "trials.csv", buf.getvalue())

@@ -71,7 +71,8 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
         fit.setdefault(variant_of(run), []).append(min(acc) if acc else None)
         held.setdefault(variant_of(run), []).append(held_range(acc, test.get(run, [])))
     out = claims(amp, drops, fit, held)
-    if not df.empty and {"optim.lr", "p"} <= set(df):  # the recipe the collapses come from (a fresh read, 2026-12-07)
+    # the recipe the collapses come from (a fresh read, 2026-12-07), said where the runs lost their fit after GO
+    if not df.empty and {"optim.lr", "p"} <= set(df) and "the fit is lost after GO" in out[0].note:
         lr, p = (", ".join(f"{x:g}" for x in sorted(df[k].dropna().unique())) for k in ("optim.lr", "p"))
         out[0].note = "; ".join(filter(None, [out[0].note, f"these runs train at lr {lr}, p {p} (004: lr 1e-3, p 97): "
                                               "the amplitude here comes mostly from loss spikes, which the lr "

@@ -86,6 +86,9 @@ class Protocol(BaseModel):
                 both = sorted(set(blocks[a]) & set(blocks[b])) if a < b else []
                 if both:
                     raise ValueError(f"seed blocks {a} and {b} must be disjoint (both: {both[:3]})")
+        rare = [m for m, (_, _, every) in self.measures.items() if every < 1]
+        if rare:
+            raise ValueError(f"measure {rare[0]!r}: its schedule (every) must be >= 1 step")
         oracles = [m for m, (_, reads_test, _) in self.measures.items() if reads_test]
         if sorted(oracles) != sorted(self.scores.oracles):
             raise ValueError(f"the oracles (measures reading test inputs: {oracles}) must be those scores.oracles "
