@@ -29,7 +29,9 @@ def test_every_archive_has_its_manifest_and_all_fit_in_55_mb():
         assert index["archiving_machine"]["torch"], a
         for s in index["sessions"]:
             # reproduce sessions, or a study's runs continued to a longer horizon (`train --resume RUN steps=N`)
-            assert s["command"].startswith(("groklab reproduce", "groklab train --resume")), (a, s)
+            # (the early-warning study's own command, and the sweeps that ran its pilot)
+            assert s["command"].startswith(("groklab reproduce", "groklab train --resume", "groklab earlywarn",
+                                            "groklab sweep")), (a, s)
             assert s["machine"]["fp32_gflops"], (a, s)
         for study, entry in index["studies"].items():
             assert (a / study / "experiment.json").is_file() and (a / study / "runs.jsonl.gz").is_file()

@@ -16,10 +16,12 @@ from groklab.store import array_series, load_arrays, read_metrics
 
 ALL_ON = {"measures.hessian.every": 10, "measures.hessian.blocks": "[E,W,all]", "measures.hessian.trace_samples": 2,
           "measures.spectra.every": 10, "measures.progress.every": 10, "measures.token_grads.every": 5,
-          "measures.geometry.every": 20, "measures.landscape.every": 20, "measures.landscape.n_points": 5}
+          "measures.geometry.every": 20, "measures.landscape.every": 20, "measures.landscape.n_points": 5,
+          "measures.logits.every": 10}
 SCALARS = ["hessian/E_top", "hessian/W_top", "hessian/all_top", "hessian/E_trace", "sv/E_max", "sv/W_max",
            "sv/EW_max", "rank/E", "rank/W", "rank/EW", "erank/EW", "srank/W", "fourier/key_share", "progress/MED",
-           "norm/total", "grad/E", "grad/W", "landscape/sharpness", "geometry/pca_share"]
+           "norm/total", "grad/E", "grad/W", "landscape/sharpness", "geometry/pca_share", "logits/scale",
+           "logits/restricted_loss", "logits/excluded_loss", "logits/collapse_share"]
 
 
 def _rows(path):

@@ -49,5 +49,7 @@ class MeasuresConfig(Section):
     token_grads: EveryMeasure = EveryMeasure()  # per-token embedding grad norms + token counts of the batch
     geometry: GeometryMeasure = GeometryMeasure()
     landscape: LandscapeMeasure = LandscapeMeasure()
+    # logit scale and softmax-collapse share (train rows); Nanda's restricted and excluded losses (add, mul)
+    logits: EveryMeasure = EveryMeasure()
     # measure randomness (Lanczos start, probes, directions), apart from training RNG
     seed: int = Field(0, ge=0, le=2**31 - 1)

@@ -157,7 +157,7 @@ def check_work(cfg) -> None:
             if value > top:
                 raise ConfigError(f"measures.hessian.{key}", value, f"at most {top:,} per measure; pass "
                                   f"--allow-large ({ALLOW_ENV}=1) for more")
-    for name in ("hessian", "spectra", "progress", "token_grads", "geometry", "landscape"):
+    for name in ("hessian", "spectra", "progress", "token_grads", "geometry", "landscape", "logits"):
         every = getattr(m, name).every
         if every and cfg.steps // every > lim["calls"]:
             raise ConfigError(f"measures.{name}.every", every,

@@ -17,6 +17,7 @@ from groklab.measures.fourier import fourier_measures
 from groklab.measures.geometry import geometry_measures
 from groklab.measures.hessian import hessian_measures
 from groklab.measures.landscape import landscape_measures
+from groklab.measures.logits import nanda_losses, scale_and_collapse
 from groklab.measures.progress import (
     consecutive_diffs,
     grad_measures,
@@ -98,4 +99,9 @@ def run_measures(exp, step: int, names: Iterable[str]) -> tuple[dict, dict]:
             ls = m.landscape
             add(landscape_measures(model, X, y, ls.blocks, ls.dims, ls.n_points, ls.radius, ls.filter_norm, g,
                                    loss_fn))
+        elif name == "logits":
+            with torch.no_grad():
+                z = torch.cat([model(X[i:i + cfg.eval.chunk]) for i in range(0, len(y), cfg.eval.chunk)])
+            scalars.update(scale_and_collapse(z, y))
+            scalars.update(nanda_losses(model, exp.task, exp.split.train, m.spectra.n_key, cfg.eval.chunk))
     return scalars, arrays
