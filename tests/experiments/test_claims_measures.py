@@ -56,6 +56,17 @@ def test_fig3_claims_on_given_zero_shares():
     assert not c["sparse_gradient_columns"].holds and not c["skewed_sparser_than_uniform"].holds
 
 
+def test_fig3_sparse_columns_must_be_the_absent_tokens():
+    from groklab.experiments.embedding import fig3
+
+    share = {"random": [0.1, 0.1], "uniform": [0.1, 0.1], "skewed": [0.1, 0.1]}
+    ok = {k: [(1.0, 1.0, [])] * 2 for k in share}
+    assert {x.id: x for x in fig3.claims(share, None, ok)}["sparse_gradient_columns"].holds
+    bad = {**ok, "skewed": [(2 / 3, 1.0, [(10, 2, 1)]), (1.0, 1.0, [])]}  # a third of its zero cells: present tokens
+    c = {x.id: x for x in fig3.claims(share, None, bad)}["sparse_gradient_columns"]
+    assert c.holds is False and "skewed step 10 token 2 count 1" in c.note and c.post_hoc["verdict"] == "holds"
+
+
 def test_fig3_unevenness_decides_not_the_share_of_empty_cells():
     from groklab.experiments.embedding import fig3
 

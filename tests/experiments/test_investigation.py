@@ -112,11 +112,17 @@ def test_the_norms_fall_timed_against_grokking_is_weighed_beside_ours():
                        enumerate([(500, 1500), (550, 1600), (600, 1550)]) for s, v in zip(steps, curve(pk, fall))])
     rows = list(norm_readings.peaks(df, "grad/total").values())
     assert rows[0] == (500, 0.1, 0, 1500, False)  # the fall: the first eval after the peak below half of it
-    judge = lambda onset: landscape.claims({}, dict(enumerate(rows)), [2000] * 3, 50.0, onset=onset)[1]  # noqa: E731
+    judge = lambda onset, fit=None: landscape.claims({}, dict(enumerate(rows)), [2000] * 3, 50.0,  # noqa: E731
+                                                     onset=onset, t_train=fit)[1]
     during = judge([1400, 1400, 1400])
     assert during.holds and not during.depends_on and "caption" in during.note
     early = judge([2500, 2500, 2500])  # the fall 900-1,000 steps before test accuracy's onset: not "as it groks"
     assert early.depends_on == ["'as grokking takes place'"] and "before test accuracy's onset" in early.note
+    # since 2026-12-07 both halves timed, primary: the loosest reading is a measurement, no longer weighed
+    assert judge([1400] * 3, [400] * 3).holds and judge([1400] * 3, [400] * 3).post_hoc["since"] == "2026-12-07"
+    late = judge([2500] * 3, [400] * 3)
+    assert late.holds is False and not late.depends_on and "a measurement beside" in late.note
+    assert judge([1400] * 3, [700] * 3).holds is False  # peaks at 500-600, before the fit: not while over-fitting
 
 
 def test_task1_judges_each_smaller_prime_and_mlp_says_where_runs_stuck():
@@ -449,3 +455,16 @@ def test_width_is_judged_on_end_state_at_the_ceiling_and_on_speed_both_ways():
     assert c.holds is True and c.post_hoc["verdict"] == "inconclusive (precondition)"  # the ceiling rule's
     t["t_test"][narrow] = [x * 4 for x in t["t_test"][narrow]]  # the narrow net groks 4x later: not "minimal"
     assert mlp._width(t, wide, narrow).holds is False
+
+
+def test_depth_slows_says_each_depth_and_where_the_slowing_comes_from():
+    from groklab.experiments.investigation import mlp
+
+    by_d = {"L2": 2, "L3": 3, "L5": 5}
+    t = {"t_test": {"L2": [1600.0, 1500.0], "L3": [1400.0, 1450.0], "L5": [3500.0, Censored(4000)]},
+         "final_test": {"L2": [1.0, 1.0], "L3": [1.0, 1.0], "L5": [1.0, 0.05]}}
+    note = mlp._by_depth(Claim("depth_slows", "t", "s"), t, by_d).note
+    assert "5 layers: 1 of 2 reach test acc 0.99 (3500-3500), 1 never (final test 0.05-0.05, 1 of them below 0.2)" \
+        in note and "the slowing comes from the deepest step" in note
+    t["t_test"]["L3"] = [1700.0, 1800.0]
+    assert "deepest step" not in mlp._by_depth(Claim("depth_slows", "t", "s"), t, by_d).note

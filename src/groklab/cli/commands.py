@@ -236,7 +236,7 @@ def cmd_reproduce(args) -> int:
     t0 = time.perf_counter()
     docs = reproduce(args.experiment, args.out, profile=args.profile, seeds=args.seeds,
                      jobs=args.jobs or default_jobs(), overrides=tuple(args.overrides) if args.overrides else None,
-                     only=args.only, source=args.source, command=_command(), train_missing=args.train_missing,
+                     only=args.only, source=args.source, command=command_line(), train_missing=args.train_missing,
                      budget=args.budget)
     claims = [c for d in docs for c in d["claims"]]
     if any("of" in d for d in docs):  # a study with runs still to train (--only, or --train-missing with --only)
@@ -262,7 +262,7 @@ def cmd_plan(args) -> int:
     return 0
 
 
-def _command() -> str:
+def command_line() -> str:
     """The command line as typed (for the record a reproduction keeps of how it was made)."""
     return "groklab " + shlex.join(sys.argv[1:])
 
@@ -270,17 +270,10 @@ def _command() -> str:
 def cmd_archive(args) -> int:
     from groklab.experiments.archive import archive
 
-    doc = archive(args.tree, args.dest, replace=args.replace, command=_command())
+    doc = archive(args.tree, args.dest, replace=args.replace, command=command_line())
     print(f"archived {args.tree} -> {doc['path']}: {len(doc['sessions'])} session(s), "
           f"{doc['bytes'] / 1e6:.2f} MB; re-judge with groklab reproduce STUDY --from {doc['path']}")
     return 0
-
-
-def cmd_grokbench(args) -> int:
-    from groklab.experiments.grokbench.bench import grokbench
-
-    return 0 if grokbench(args.profile, args.out, args.source, args.methods, args.tasks, args.jobs,
-                          protocol_path=args.protocol, methods_path=args.add_methods) else 1
 
 
 def cmd_cite(args) -> int:

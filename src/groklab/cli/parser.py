@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from groklab.cli import commands as c
+from groklab.cli import studies as st
 
 EXAMPLES = {
     "train": ["groklab train task=mul p=97 optim=adam optim.c=10 optim.lr=0.01 --out runs/mul-c10",
@@ -26,6 +27,8 @@ EXAMPLES = {
              "groklab cite results/embedding-paper/fig6/adam_lr_faster_mul"],
     "grokbench": ["groklab grokbench --profile quick --out runs/gb",
                   "groklab grokbench --profile quick --from results/grokbench-quick --out runs/gb-rejudged"],
+    "earlywarn": ["groklab earlywarn --out runs/ew --jobs 2",
+                  "groklab earlywarn --stage pilot --from results/earlywarn-pilot --out runs/ew-pilot"],
     "archive": ["groklab archive runs/repro results/embedding-quick",
                 "groklab archive runs/paper results/embedding-paper --replace"],
 }
@@ -158,7 +161,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     rp.add_argument("dir", help="directory written by groklab reproduce, or a results archive")
     rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
     rp.add_argument("--markdown", action="store_true", help="print the claim verdicts as a Markdown table")
-    gb = _sub(sub, "grokbench", c.cmd_grokbench, "which methods speed up grokking, tuned alike: the leaderboard",
+    gb = _sub(sub, "grokbench", st.cmd_grokbench, "which methods speed up grokking, tuned alike: the leaderboard",
               "Tune every method with the same number of runs per task (declared ranges, tuning seeds), run its best "
               "configuration on held-out seeds, and rank by censoring-aware statistics: Kaplan-Meier median steps, "
               "P(improvement) over tuned AdamW, the interquartile mean across tasks (docs/grokbench.md).")
@@ -171,6 +174,15 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     gb.add_argument("--add-methods", metavar="FILE", help="a YAML file of methods to add (methods.yaml's form)")
     gb.add_argument("--protocol", metavar="FILE", help="a protocol file in place of the built-in one")
     gb.add_argument("--jobs", type=int, help="runs trained at once (default: one per core)")
+    ew = _sub(sub, "earlywarn", st.cmd_earlywarn, "which progress measure warns that a run will grok, and how early",
+              "Train the preregistered early-warning study under its frozen protocol (docs/earlywarn.md) and judge "
+              "it: the pilot that chose each setting's fraction, or the study's explore, evaluate and held-out runs "
+              "(finished runs are skipped, unfinished ones resume).")
+    ew.add_argument("--stage", choices=["pilot", "study"], default="study", help="which study folder (default study)")
+    ew.add_argument("--profile", choices=["quick"], default="quick", help="quick: CPU (p = 31, 32, 24)")
+    ew.add_argument("--out", required=True, help="output directory (new, or one to continue)")
+    ew.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge an archive's runs, no training")
+    ew.add_argument("--jobs", type=int, help="runs trained at once (default 1)")
     ct = _sub(sub, "cite", c.cmd_cite, "a study's verdicts as citable lines, with BibTeX for groklab and the paper")
     ct.add_argument("study", help="a judged study (ARCHIVE/STUDY or a reproduce --out's study), or STUDY/CLAIM")
     a = _sub(sub, "archive", c.cmd_archive, "keep a reproduction's evidence: groklab archive TREE results/NAME",

@@ -13,16 +13,17 @@ from groklab.store import load_runs
 from groklab.store.tree import write_claims
 
 
-def judge_pilot(root: Path, proto: Protocol, echo=print) -> dict:
-    """Recount the pilot below `root` (its study folder), draw the shares and write claims.json."""
+def judge_pilot(runs: Path, root: Path, proto: Protocol, echo=print) -> dict:
+    """Recount the pilot's runs (`runs`: its study folder, or an archive's), draw the shares and write claims.json
+    into `root`."""
     t0 = time.perf_counter()
-    df = load_runs(root, columns=["train/acc", "test/acc"])
+    df = load_runs(runs, columns=["train/acc", "test/acc"])
     found = pilot_found(df, proto.event, horizon(proto))
     n = len(proto.population.pilot.seeds)
     chosen, dropped = pilot_choice(found, n)
     agrees = found == proto.population.pilot.found
     figures = [_plot(found, n, chosen, root / "pilot")]
-    wall = sum(float(s.get("wall_s") or 0) for s in _summaries(root))
+    wall = sum(float(s.get("wall_s") or 0) for s in _summaries(runs))
     doc = {"figure": PILOT, "title": TITLES[PILOT], "paper": "", "profile": "quick", "seeds": n,
            "wall_s": round(wall, 1), "figures": figures, "claims": [], "rule": proto.population.pilot.rule,
            "found": {k: {f"{f:g}": v for f, v in sorted(c.items())} for k, c in found.items()},

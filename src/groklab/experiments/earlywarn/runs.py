@@ -60,7 +60,7 @@ def setting_of(run: str) -> str:
 
 
 def train_study(proto: Protocol, out: str | Path, study: str, jobs: int = 1, echo: Callable = print,
-                session: dict | None = None) -> Path:
+                session: dict | None = None, digest: str | None = None) -> Path:
     """Train (or continue) one study folder below `out` (PILOT or STUDY); returns the folder. Its manifest names
     every run and the protocol's version and sha256, and keeps the list of calls that built it."""
     from groklab.experiments.runner import execute  # torch: not imported by a re-judge
@@ -70,7 +70,8 @@ def train_study(proto: Protocol, out: str | Path, study: str, jobs: int = 1, ech
     root = make_out(out) / study
     root.mkdir(parents=True, exist_ok=True)
     before = read_json(root / MANIFEST).get("sessions", []) if (root / MANIFEST).is_file() else []
-    write_json(root / MANIFEST, manifest(proto, study, specs, [*before, *([session] if session else [])]))
+    write_json(root / MANIFEST, manifest(proto, study, specs, [*before, *([session] if session else [])],
+                                             digest or sha256()))
     echo(f"{study}: {TITLES[study]} ({len(specs)} runs) -> {root}")
     t0 = time.perf_counter()
     execute(root, configs, jobs, echo)
@@ -81,8 +82,8 @@ def train_study(proto: Protocol, out: str | Path, study: str, jobs: int = 1, ech
     return root
 
 
-def manifest(proto: Protocol, study: str, specs: dict[str, list[str]], sessions: list[dict]) -> dict:
+def manifest(proto: Protocol, study: str, specs: dict[str, list[str]], sessions: list[dict], digest: str) -> dict:
     seeds = proto.population.pilot.seeds if study == PILOT else proto.seeds.explore
     return {"figure": study, "title": TITLES[study], "paper": "", "profile": "quick", "seeds": len(seeds),
-            "overrides": [], "runs": specs, "protocol": {"version": proto.version, "sha256": sha256()},
+            "overrides": [], "runs": specs, "protocol": {"version": proto.version, "sha256": digest},
             "sessions": sessions}

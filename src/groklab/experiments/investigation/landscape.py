@@ -57,7 +57,7 @@ from groklab.engine.setup import build
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
-from groklab.experiments.investigation.norm_readings import PLATEAU, peaks, plateau, timed
+from groklab.experiments.investigation.norm_readings import PLATEAU, peaks, plateau, timed, timed_primary
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of
@@ -173,11 +173,11 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test, grid,
-                        {r: v for r, v in sorted(weights.items())}, flat, onset)
+                        {r: v for r, v in sorted(weights.items())}, flat, onset, t_train)
 
 
 def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None,
-           flat: dict | None = None, onset: list | None = None) -> list[Claim]:
+           flat: dict | None = None, onset: list | None = None, t_train: list | None = None) -> list[Claim]:
     """`grid`: the eval interval -- t_test is rounded up to it, so a peak one evaluation after t_test cannot be
     told from one before it and counts as at t_test."""
     sharp = above("sharp_basin_along_singular_directions",
@@ -219,17 +219,20 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                                          {"key_share": final, "key_share_init": init}, "key_share", "key_share_init",
                                          +1)})
     cyclic.per_seed["circle_step"] = v.get("circle_step", [])
+    alts = {}
     for col, name in (("grad/total", "grads"), ("norm/total", "norm")):
         got = (flat or {}).get(col)
         if got:
             c = grads if name == "grads" else norm
-            alt = every_seed(c.id, c.text, f"{col}: median over the plateau's second half against its first half "
-                             "and against as long a stretch after t_test", {"seeds": got}, lambda x: x,
-                             "the second half above the first and the stretch after t_test below it")
-            weighed = weigh(c, "'over-fitting stage'", "the whole run up to t_test", {PLATEAU: alt})
+            alts[name] = every_seed(c.id, c.text, f"{col}: median over the plateau's second half against its first "
+                                    "half and against as long a stretch after t_test", {"seeds": got}, lambda x: x,
+                                    "the second half above the first and the stretch after t_test below it")
+            weighed = weigh(c, "'over-fitting stage'", "the whole run up to t_test", {PLATEAU: alts[name]})
             grads, norm = (weighed, norm) if name == "grads" else (grads, weighed)
     if onset and rows:
         grads = timed(grads, rows, onset, t_test, grid)
+        if t_train:  # since 2026-12-07 both halves timed, primary (norm_readings.BOTH_TIMED)
+            grads = timed_primary(grads, rows, t_train, onset, t_test, grid, alts.get("grads"))
     return [sharp, grads, norm, cyclic]
 
 

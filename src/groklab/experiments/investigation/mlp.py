@@ -25,6 +25,7 @@ Differences from the paper and its released code:
 """
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 from groklab.experiments.choices import weigh
@@ -77,7 +78,7 @@ def claims(t: dict, profile: str) -> list[Claim]:
     return [
         _speed(t, by_a),
         _end(t, hi_a, lo_a),
-        trend("depth_slows", "More layers slow grokking down.", "t_test", t["t_test"], by_d, 1),
+        _by_depth(trend("depth_slows", "More layers slow grokking down.", "t_test", t["t_test"], by_d, 1), t, by_d),
         _unstable(trend("depth_destabilises", "More layers make training less stable.",
                         "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1), t["drops"], by_d),
         _width(t, f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}"),
@@ -91,6 +92,29 @@ GROKKING = Revision("2026-12-07", "each larger alpha against each smaller one am
                     "reaches test acc 0.99; inconclusive (precondition) with fewer than two such cells",
                     "the cells at the smallest and the largest alpha, whether or not they grok",
                     "a fresh read: a fraction that never groks tells nothing of speed")
+
+
+def _by_depth(c: Claim, t: dict, by_d: dict) -> Claim:
+    """Each depth's times beside the extremes the statistic compares, and what the deepest runs that never grok
+    reached (a fresh read, 2026-12-07: the middle depth may run the other way, and a slow cell may be one that
+    does not grok at all)."""
+    parts, med = [], {}
+    for k in sorted(by_d, key=by_d.get):
+        v = t["t_test"].get(k, [])
+        got = sorted(x for x in v if x is not None and not isinstance(x, Censored))
+        never = [i for i, x in enumerate(v) if isinstance(x, Censored)]
+        med[by_d[k]] = statistics.median(got) if got and len(got) == len(v) else None
+        low = [f for i, f in enumerate(t.get("final_test", {}).get(k, [])) if i in never and f is not None]
+        parts.append(f"{by_d[k]} layers: {len(got)} of {len(v)} reach test acc 0.99"
+                     + (f" ({got[0]:g}-{got[-1]:g}" + (f", median {med[by_d[k]]:g})" if med[by_d[k]] else ")")
+                        if got else "")
+                     + (f", {len(never)} never (final test {min(low):.2f}-{max(low):.2f}, {sum(x < 0.2 for x in low)} "
+                        "of them below 0.2)" if low else ""))
+    d = sorted(med)
+    flat = len(d) >= 3 and None not in (med[d[0]], med[d[1]]) and med[d[1]] <= med[d[0]]
+    c.note = "; ".join(filter(None, [c.note, "t_test per depth: " + "; ".join(parts) + (
+        f" -- {d[1]} layers no slower than {d[0]}: the slowing comes from the deepest step" if flat else "")]))
+    return c
 
 
 def _unstable(c: Claim, drops: dict, by_d: dict) -> Claim:

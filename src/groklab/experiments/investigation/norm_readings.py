@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from groklab.experiments.choices import weigh
 from groklab.experiments.levels import every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim
 
 # Since 2026-12-06 (a fresh read): "over-fitting stage" read both ways, the whole run up to t_test (ours) and the
@@ -64,3 +65,43 @@ def timed(c: Claim, rows: list[tuple], onset: list, t_test: list, grid: float) -
                if lead and min(lead) > 0 else ""))
     c.note = "; ".join(filter(None, [c.note, said]))
     return weigh(c, "'as grokking takes place'", "the norm ends below half its peak", {TIMED: alt})
+
+
+# Since 2026-12-07 (a fifteenth fresh read: the verdict "depends" rested on the one reading that ignores when the
+# norm moves): both halves of the sentence timed, primary; the loosest reading (the norm ends below half its peak)
+# is reported beside as a measurement, no longer weighed as a reading of the sentence
+BOTH_TIMED = Revision("2026-12-07", "the peak inside the plateau from t_train to t_test and the first fall below "
+                      "half the peak between test accuracy's onset and t_test (one eval either side), every seed",
+                      "the peak at or before t_test and the final norm below half its peak, the plateau and the "
+                      "timed fall weighed beside", "a fresh read: 'decreases as the grokking take place' says when "
+                      "the norm falls, and the reading that holds drops it")
+
+
+def timed_primary(old: Claim, rows: list[tuple], t_train: list, onset: list, t_test: list, grid: float,
+                  plateau_alt: Claim | None) -> Claim:
+    """The gradient-norm claim judged by BOTH_TIMED (the plateau reading weighed beside), marked post hoc with
+    `old` (the replaced rule's verdict) beside it; the spike, its steps and the loosest reading in the note."""
+    seeds = [(r[0], r[3], a, o, t) for r, a, o, t in zip(rows, t_train, onset, t_test)]
+    c = every_seed(old.id, old.text, "step of the largest grad/total (train set, every eval), its first fall below "
+                   "half of it, t_train, test accuracy's onset (10% of the way from chance) and t_test",
+                   {"seeds": seeds}, lambda x: None if None in x else
+                   (x[2] - grid <= x[0] <= x[4] + grid and x[3] - grid <= x[1] <= x[4] + grid),
+                   "the peak lies between t_train and t_test and the first fall below half the peak between the "
+                   "onset and t_test (one eval either side)", {"seeds": len(seeds), "eval interval": grid},
+                   shown={"peak_step": [s[0] for s in seeds], "fall_step": [s[1] for s in seeds],
+                          "t_train": t_train, "onset": onset, "t_test": t_test})
+    before = [f"{p:g} (fit {a:g})" for p, _, a, _, _ in seeds if None not in (p, a) and p < a]
+    lead = [o - f for _, f, _, o, _ in seeds if None not in (f, o)]
+    ends = sum(r[1] < 0.5 for r in rows)
+    c.note = "; ".join(filter(None, [
+        f"the peak is a one-eval spike on {sum(r[4] for r in rows)} of {len(rows)} runs, at steps "
+        + ", ".join(f"{s[0]:g}" for s in seeds)
+        + (f"; it comes before the training set's fit on {len(before)} ({', '.join(before)})" if before else "")
+        + (f"; the norm falls below half its peak {min(lead):g}-{max(lead):g} steps before test accuracy's onset"
+           if lead and min(lead) > 0 else ""),
+        f"a measurement beside: the final grad/total is below half its peak on {ends} of {len(rows)} runs (the "
+        "loosest reading, which says nothing of when the norm falls)",
+        old.note.split("; 'over-fitting stage'")[0]]))
+    if plateau_alt is not None:
+        c = weigh(c, "'over-fitting stage'", "the plateau by the peak's step", {PLATEAU: plateau_alt})
+    return revised(c, old, BOTH_TIMED)
