@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 
 __version__ = "0.2.0"
-__all__ = ["Config", "ConfigError", "RunResult", "load_model", "load_runs", "load_summaries", "make_config",
-           "reproduce", "train", "__version__"]
+__all__ = ["Config", "ConfigError", "RunResult", "earlywarn", "load_model", "load_runs", "load_summaries",
+           "make_config", "reproduce", "train", "__version__"]
 _HOME = {"Config": "groklab.config", "make_config": "groklab.config", "RunResult": "groklab.engine",
          "train": "groklab.engine", "ConfigError": "groklab.errors", "load_runs": "groklab.store",
          "load_summaries": "groklab.store", "load_model": "groklab.engine.posthoc"}
@@ -54,3 +54,25 @@ def reproduce(target: str, out="runs/reproduce", profile: str = "quick", seeds: 
     first = ["figure", "id", "kind", "verdict", "reason", "text"]
     df = pd.DataFrame([{"figure": d["figure"], **c} for d in docs for c in d["claims"]])
     return df[[c for c in first if c in df] + [c for c in df if c not in first]] if len(df) else df
+
+
+def earlywarn(out="runs/earlywarn", stage: str = "study", source=None, jobs: int = 1, echo=print,
+              command: str | None = None, protocol=None) -> dict:
+    """`groklab earlywarn` from Python: train (or continue) the early-warning study's `stage` ('study' or 'pilot')
+    under its frozen protocol into `out` and judge it, or re-judge an archive (`source`) without training; writes
+    report.html beside the board and returns claims.json's content (board.csv, rules.json and the figures lie in
+    `out`/earlywarn). `protocol`: the frozen file by default (another: a version 2, or a test's)."""
+    from pathlib import Path
+
+    from groklab.config.arguments import path_arg
+    from groklab.experiments.earlywarn.protocol import PROTOCOL
+    from groklab.experiments.earlywarn.study import STAGES
+    from groklab.experiments.earlywarn.study import earlywarn as run
+    from groklab.report import write_report
+
+    out, source = path_arg(out, "out"), path_arg(source, "source", optional=True)
+    protocol = path_arg(protocol, "protocol", optional=True) or PROTOCOL
+    doc = run(out, stage, source, jobs, echo, command, protocol)
+    root = Path(out) / STAGES[stage]
+    write_report(root, root / "report.html")
+    return doc

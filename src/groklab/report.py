@@ -1,6 +1,7 @@
 """`groklab report DIR`: one self-contained HTML page (figures inlined) for an experiment tree."""
 from __future__ import annotations
 
+import csv
 import re
 import time
 from collections import Counter
@@ -182,6 +183,10 @@ def _section(fig_dir: Path) -> dict:
     images = [{"name": img.name, "uri": data_uri(img), "arm": f.split("/")[0] if f.startswith(ARM) else None}
               for f in (doc or {}).get("figures", [])
               if (img := inside(fig_dir, f)) is not None and img.suffix == ".png"]
+    tables = [{"name": f, "rows": _csv_rows(img)} for f in (doc or {}).get("figures", [])
+              if (img := inside(fig_dir, f)) is not None and img.suffix == ".csv"]
+    texts = [{"name": f, "text": img.read_text(encoding="utf-8")[:TEXT_CHARS]} for f in (doc or {}).get("figures", [])
+             if (img := inside(fig_dir, f)) is not None and img.suffix in (".yaml", ".json")]
     controls = [{"what": c["what"], "runs": c["runs"], "reach": f"{c['reach']:g}", "ok": c["ok"],
                  "best": ", ".join(f"{r}: {v:.3f}" for r, v in c["best"].items()) or "no run"}
                 for c in (doc or {}).get("controls") or []]
@@ -196,7 +201,7 @@ def _section(fig_dir: Path) -> dict:
     return {"figure": man["figure"], "title": man["title"], "paper": man["paper"], "profile": man["profile"],
             "seeds": man["seeds"], "n_runs": len(status), "analysed": doc is not None,
             "wall_s": (doc or {}).get("wall_s"), "sessions": [_session(x) for x in man.get("sessions", [])],
-            "images": images, "claims": [c for c in claims if not c["measurement"]],
+            "images": images, "tables": tables, "texts": texts, "claims": [c for c in claims if not c["measurement"]],
             "measurements": [c for c in claims if c["measurement"]], "raw_claims": (doc or {}).get("claims", []),
             "controls": controls,
             "assumptions": assumptions, "bad": bad,
@@ -204,6 +209,16 @@ def _section(fig_dir: Path) -> dict:
             "configs": [(n, " ".join(o)) for n, o in man["runs"].items()],
             "first_name": first[0] if first else "-",
             "full_config": yaml.safe_dump(first[1], sort_keys=False) if first else ""}
+
+
+TABLE_ROWS = 200  # a study's table shown on the page up to this many rows (the file keeps them all)
+TEXT_CHARS = 100_000  # and a declared file (a protocol, the rules fixed from data) up to this many characters
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    """A table the study wrote (a CSV it lists beside its figures), header first, at most TABLE_ROWS rows."""
+    with open(path, newline="") as f:
+        return [row for _, row in zip(range(TABLE_ROWS + 1), csv.reader(f))]
 
 
 def render(**page) -> str:

@@ -80,10 +80,10 @@ def _tiny_protocol(tmp_path):
 
 
 def test_the_study_at_a_tiny_size_is_trained_judged_archived_and_rejudged_to_the_same_board(tmp_path):
+    from groklab import earlywarn
     from groklab.experiments.archive import archive
     from groklab.experiments.earlywarn.judge import COLUMNS
     from groklab.experiments.earlywarn.protocol import sha256
-    from groklab.experiments.earlywarn.study import earlywarn
 
     proto = _tiny_protocol(tmp_path)
     doc = earlywarn(tmp_path / "run", protocol=proto, echo=lambda *a: None)
@@ -95,6 +95,9 @@ def test_the_study_at_a_tiny_size_is_trained_judged_archived_and_rejudged_to_the
                                                "W_rank_declines_with_grokking"}
     assert all(c["fixed"]["before_data"] and c["quote"] for c in doc["claims"])
     assert doc["protocol"]["sha256"] == sha256(proto) and doc["runs"] == 22
+    page = (root / "report.html").read_text()
+    assert "Table <code>board.csv</code>" in page and "auroc_ci_low" in page and "false_positive_rate" in page
+    assert (root / "protocol.yaml").read_bytes() == proto.read_bytes()
     archive(tmp_path / "run", tmp_path / "arch")
     again = earlywarn(tmp_path / "rejudged", source=tmp_path / "arch", protocol=proto, echo=lambda *a: None)
     assert (tmp_path / "rejudged" / "earlywarn" / "board.csv").read_text() == "\n".join(board) + "\n"

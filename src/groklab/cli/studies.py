@@ -12,7 +12,7 @@ def cmd_grokbench(args) -> int:
 
 
 def cmd_earlywarn(args) -> int:
-    from groklab.experiments.earlywarn.study import earlywarn
+    from groklab import earlywarn
 
     earlywarn(args.out, args.stage, args.source, 1 if args.jobs is None else args.jobs, command=command_line())
     return 0

@@ -96,9 +96,13 @@ def cells(proto: Protocol) -> list[tuple[str, str, object]]:
     return out + [("held_out", h, spec.like) for h, spec in proto.population.held_out.items()]
 
 
-def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print) -> dict:
-    """Judge the study's runs (`runs`: a study folder, or an archive's) into `root`; returns claims.json's doc."""
+def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print,
+                protocol: Path | None = None) -> dict:
+    """Judge the study's runs (`runs`: a study folder, or an archive's) into `root`, beside a copy of the protocol
+    file; returns claims.json's doc (report.html is the caller's: groklab.earlywarn)."""
     t0 = time.perf_counter()
+    if protocol is not None:
+        atomic_write(root / "protocol.yaml", Path(protocol).read_bytes())
     meas = measures_of(proto)
     keys = sorted({k for k, _, _ in meas.values() if k != FIT_STEP})
     df = load_runs(runs, columns=["train/acc", "test/acc", *keys])
@@ -130,7 +134,8 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
     figures = draw(series, evs, rows, proto, root)
     n_runs = df["run"].nunique()
     doc = {"figure": STUDY, "title": TITLES[STUDY], "paper": "", "profile": "quick",
-           "seeds": len(proto.seeds.explore), "figures": [*figures, "board.csv", "board_all.csv", "rules.json"],
+           "seeds": len(proto.seeds.explore),
+           "figures": [*figures, "board.csv", "board_all.csv", "rules.json", "protocol.yaml", "report.html"],
            "claims": claims, "protocol": {"version": proto.version, "sha256": digest},
            "runs": n_runs, "judge_s": round(time.perf_counter() - t0, 1)}
     write_claims(root, doc)

@@ -48,4 +48,4 @@ def earlywarn(out: str | Path, stage: str = "study", source: str | Path | None =
         return judge_pilot(runs, root, proto, echo)
     from groklab.experiments.earlywarn.judge import judge_study
 
-    return judge_study(runs, root, proto, digest, echo)
+    return judge_study(runs, root, proto, digest, echo, protocol)
