@@ -125,9 +125,26 @@ def _foreign(archive: Path) -> list[str]:
     return [f for f in found if f not in ours]
 
 
+KEEP = "keep_metrics"  # a manifest's list of the metric keys its study's judge reads (many runs, few series)
+SIGNIFICANT = 7  # the digits a slimmed archive keeps of a float: float32's precision, what the runs computed in
+
+
+def slim(rows: list[dict], keep: set[str]) -> list[dict]:
+    """Metric rows with only the `keep` keys (and step), floats at SIGNIFICANT digits; rows left empty dropped."""
+    out = []
+    for r in rows:
+        kept = {k: (float(f"{v:.{SIGNIFICANT}g}") if isinstance(v, float) else v) for k, v in r.items() if k in keep}
+        if kept:
+            out.append({"step": r.get("step"), **kept})
+    return out
+
+
 def _write_study(study: Path, out: Path, weights: bool) -> dict:
+    """One study's files and runs; a manifest naming KEEP archives only those metric keys, without arrays (a
+    study of hundreds of runs whose judge reads a few scalar series: the early-warning study)."""
     out.mkdir(parents=True)
     man = read_manifest(study)
+    keep = set(man[KEEP]) if man.get(KEEP) else None
     shutil.copyfile(study / MANIFEST, out / MANIFEST)
     doc = read_claims(study) or read_partial(study)
     for f in (CLAIMS, PARTIAL):
@@ -147,9 +164,10 @@ def _write_study(study: Path, out: Path, weights: bool) -> dict:
         if not (run / "config.yaml").is_file():
             lines.append({"run": name, "missing": True, "error": read_error(run)})
             continue
+        rows = store.rows() if keep is None else slim(store.rows(), keep)
         lines.append({"run": name, "config": store.config(), "summary": store.summary(), "error": read_error(run),
-                      "metrics": store.rows()})
-        for folder in (ARRAYS, POSTHOC, ANALYSIS):
+                      "metrics": rows})
+        for folder in (ARRAYS, POSTHOC, ANALYSIS) if keep is None else ():
             for step, arrs in store.arrays(folder=folder).items():
                 arrays.update({f"{name}|{folder}|{step}|{k}": v for k, v in arrs.items()})
         if weights and store.has_checkpoint():

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.earlywarn.claims import paper_claims
-from groklab.experiments.earlywarn.events import all_events
+from groklab.experiments.earlywarn.events import all_events, at_archived_precision
 from groklab.experiments.earlywarn.figures import draw
 from groklab.experiments.earlywarn.protocol import Protocol, horizon
 from groklab.experiments.earlywarn.runs import STUDY, TITLES, block_of, setting_of
@@ -105,7 +105,7 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
         atomic_write(root / "protocol.yaml", Path(protocol).read_bytes())
     meas = measures_of(proto)
     keys = sorted({k for k, _, _ in meas.values() if k != FIT_STEP})
-    df = load_runs(runs, columns=["train/acc", "test/acc", *keys])
+    df = at_archived_precision(load_runs(runs, columns=["train/acc", "test/acc", *keys]))
     evs = all_events(df, proto.event, horizon(proto))
     series = {m: series_of(df, key, evs, norm) for m, (key, _, norm) in meas.items()}
     rules = fix_rules(series, proto)
@@ -128,6 +128,7 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
                        -(r["auroc"] if r["auroc"] == r["auroc"] else -1))
     _write_csv(root / "board.csv", sorted(primary, key=order))
     _write_csv(root / "board_all.csv", sorted(rows, key=lambda r: (*order(r), r["after_fit"])))
+    atomic_write(root / "board.md", board_markdown(rows, proto))
     eval_df = df[df["run"].map(block_of) == "evaluate"]
     claims = paper_claims(eval_df, evs, {m: {r: s for r, s in S.items() if block_of(r) == "evaluate"}
                                          for m, S in series.items()}, proto)
@@ -135,7 +136,7 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
     n_runs = df["run"].nunique()
     doc = {"figure": STUDY, "title": TITLES[STUDY], "paper": "", "profile": "quick",
            "seeds": len(proto.seeds.explore),
-           "figures": [*figures, "board.csv", "board_all.csv", "rules.json", "protocol.yaml", "report.html"],
+           "figures": [*figures, "board.csv", "board_all.csv", "board.md", "rules.json", "protocol.yaml"],
            "claims": claims, "protocol": {"version": proto.version, "sha256": digest},
            "runs": n_runs, "judge_s": round(time.perf_counter() - t0, 1)}
     write_claims(root, doc)
@@ -146,6 +147,49 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
     for c in doc["claims"]:
         echo(f"  {c['id']}: {c['verdict']}")
     return doc
+
+
+def _num(v, fmt: str) -> str:
+    return "-" if v is None or v != v else format(v, fmt)
+
+
+def board_markdown(rows: list[dict], proto: Protocol) -> str:
+    """The board as Markdown (docs/results.md includes it): the evaluate runs pooled at the primary point, one row
+    per measure, oracles last; then AUROC per setting, and the held-out settings' false-positive rates."""
+    p = proto.scores.primary
+    at = [r for r in rows if r["after_fit"] == p]
+    pooled = sorted((r for r in at if r["setting"] == POOLED),
+                    key=lambda r: (r["needs_test_data"], -(r["auroc"] if r["auroc"] == r["auroc"] else -1)))
+    out = [f"# Early-warning board (protocol v{proto.version})", "",
+           f"Evaluate runs of all settings pooled, state at t_fit + {p}; AUROC of 'groks within the horizon' with "
+           "its 95% stratified bootstrap interval and n (grokking + censored runs still ungrokked there); alarms "
+           "at each setting's explore-fixed threshold: the share of grokking runs warned before T, the median lead "
+           "T - alarm [interval], the false-positive rate.", "",
+           "| measure | reads test data | AUROC [95% CI] | n | warned | lead (steps) | FPR |",
+           "|---|---|---|---|---|---|---|"]
+    for r in pooled:
+        out.append(f"| {r['measure']} | {'yes (oracle)' if r['needs_test_data'] else 'no'} | "
+                   f"{_num(r['auroc'], '.2f')} [{_num(r['auroc_ci_low'], '.2f')}, {_num(r['auroc_ci_high'], '.2f')}] | "
+                   f"{r['auroc_n_grok']} + {r['auroc_n_censored']} | {_num(r['warned_share'], '.0%')} | "
+                   f"{_num(r['lead_steps_median'], ',.0f')} [{_num(r['lead_ci_low'], ',.0f')}, "
+                   f"{_num(r['lead_ci_high'], ',.0f')}] | {_num(r['fpr'], '.0%')} |")
+    settings = list(proto.population.settings)
+    cell = {(r["measure"], r["setting"]): r for r in at if r["block"] == "evaluate"}
+    out += ["", f"AUROC per setting at t_fit + {p} (grokking + censored runs):", "",
+            "| measure | " + " | ".join(settings) + " |", "|---" * (len(settings) + 1) + "|"]
+    for r in pooled:
+        out.append(f"| {r['measure']} | " + " | ".join(
+            f"{_num(cell[(r['measure'], s)]['auroc'], '.2f')}" for s in settings) + " |")
+    out.append("| n | " + " | ".join(f"{cell[(pooled[0]['measure'], s)]['n_grok']} + "
+                                      f"{cell[(pooled[0]['measure'], s)]['n_censored']}" for s in settings) + " |")
+    for h in proto.population.held_out:
+        held = [r for r in at if r["setting"] == h]
+        if held:
+            out += ["", f"Held-out setting {h}: {held[0]['n_grok']} of {held[0]['n_grok'] + held[0]['n_censored']} "
+                        "runs grokked" + (" (AUROC undefined: no grokking run)" if not held[0]["n_grok"] else "")
+                    + "; false-positive rate at the thresholds carried over: "
+                    + ", ".join(f"{r['measure']} {_num(r['fpr'], '.0%')}" for r in held) + "."]
+    return "\n".join(out) + "\n"
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:

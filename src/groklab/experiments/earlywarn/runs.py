@@ -11,6 +11,7 @@ from typing import Callable
 from groklab.config import make_config
 from groklab.experiments.earlywarn.protocol import Protocol, held_out_settings, sha256
 from groklab.store import make_out
+from groklab.store.archive_write import KEEP
 from groklab.store.files import read_json, write_json
 from groklab.store.tree import MANIFEST
 
@@ -84,6 +85,8 @@ def train_study(proto: Protocol, out: str | Path, study: str, jobs: int = 1, ech
 
 def manifest(proto: Protocol, study: str, specs: dict[str, list[str]], sessions: list[dict], digest: str) -> dict:
     seeds = proto.population.pilot.seeds if study == PILOT else proto.seeds.explore
+    keep = ["train/acc", "test/acc"] + ([] if study == PILOT else sorted({k for k, *_ in proto.measures.values()}))
     return {"figure": study, "title": TITLES[study], "paper": "", "profile": "quick", "seeds": len(seeds),
+            KEEP: keep,  # what the judges read: the archive keeps these series alone (store/archive_write.py)
             "overrides": [], "runs": specs, "protocol": {"version": proto.version, "sha256": digest},
             "sessions": sessions}

@@ -52,7 +52,7 @@ class Series:
 def series_of(df: pd.DataFrame, key: str, evs: dict[str, Events], normalise: str) -> dict[str, Series]:
     """run -> Series of metrics key `key` (runs without a value of it left out); FIT_STEP: t_fit as a constant."""
     out = {}
-    for run, g in df.groupby("run", sort=False):
+    for run, g in df.groupby("run", sort=True):
         ev = evs[run]
         if key == FIT_STEP:
             if ev.t_fit is not None:
