@@ -1,8 +1,9 @@
 """The results archives in results/: each readable with its manifest, all under 57 MB (50 until GrokBench's
 evidence joined, 55 until the early-warning study's 220 runs did, slimmed to the series its judge reads; the tracked
-tree's 58 MiB below is the physical limit), docs/results.md's generated tables equal to them, one small study re-judged from its archive to
-the archived verdicts, and GrokBench's quick leaderboard re-judged to the archived one; the tracked tree small
-enough to travel to a lent GPU."""
+tree's 58 MiB below is the physical limit), docs/results.md's generated tables equal to them, one small study
+re-judged from its archive to the archived verdicts, the early-warning board re-judged byte for byte, and
+GrokBench's quick leaderboard re-judged to the archived one; the tracked tree small enough to travel to a lent
+GPU."""
 import json
 import re
 import runpy
