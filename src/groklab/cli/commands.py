@@ -271,8 +271,9 @@ def cmd_archive(args) -> int:
     from groklab.experiments.archive import archive
 
     doc = archive(args.tree, args.dest, replace=args.replace, command=command_line())
+    how = "reproduce STUDY" if doc["papers"] else "earlywarn [--stage pilot]"  # a study of groklab's own
     print(f"archived {args.tree} -> {doc['path']}: {len(doc['sessions'])} session(s), "
-          f"{doc['bytes'] / 1e6:.2f} MB; re-judge with groklab reproduce STUDY --from {doc['path']}")
+          f"{doc['bytes'] / 1e6:.2f} MB; re-judge with groklab {how} --from {doc['path']}")
     return 0
 
 
