@@ -13,6 +13,7 @@ from groklab.experiments.earlywarn.states import (
     auroc,
     auroc_ci,
     labelled,
+    roc_points,
     threshold_on,
 )
 
@@ -39,6 +40,14 @@ def test_auroc_counts_ties_as_halves_and_its_stratified_interval_keeps_both_grou
                       0.95, 0)
     assert 0 <= lo < auroc(np.array([3.0, 1.5, 1.0, 2.0, 0.5]), np.array([True, True, False, False, False])) <= hi
     assert math.isnan(auroc(x, np.ones(4, dtype=bool)))
+
+
+def test_the_roc_curve_encloses_the_auroc_ties_included():
+    rng = np.random.default_rng(0)
+    x, y = np.round(rng.normal(size=60), 1), rng.random(60) < 0.4
+    fpr, tpr = roc_points(x, y)
+    assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (0, 0, 1, 1) and np.all(np.diff(fpr) >= 0)
+    assert np.trapezoid(tpr, fpr) == pytest.approx(auroc(x, y))
 
 
 def test_the_threshold_lets_at_most_the_declared_share_of_explore_non_grokkers_alarm():

@@ -10,7 +10,7 @@ import numpy as np
 
 from groklab.experiments.earlywarn.protocol import horizon
 from groklab.experiments.earlywarn.runs import block_of
-from groklab.experiments.earlywarn.states import FIT_STEP, labelled
+from groklab.experiments.earlywarn.states import FIT_STEP, labelled, roc_points
 
 EVERY, AFTER_T, COLS = 50, 1000, 5  # the grid the states are read on, steps drawn after T, panels per row
 POOLED = "all"
@@ -67,8 +67,6 @@ def _nan(v):
 
 
 def _roc(ev_series, rows, proto, root, plt, save) -> str:
-    from sklearn.metrics import roc_curve
-
     p = proto.scores.primary
     pooled = {r["measure"]: r for r in rows
               if r["setting"] == POOLED and r["after_fit"] == p and r["block"] == "evaluate"}
@@ -78,7 +76,7 @@ def _roc(ev_series, rows, proto, root, plt, save) -> str:
     for m in ranked[:10]:
         x, y = labelled(ev_series[m], p)
         if y.any() and (~y).any():
-            fpr, tpr, _ = roc_curve(y, pooled[m]["sign"] * x)
+            fpr, tpr = roc_points(pooled[m]["sign"] * x, y)
             ls = ":" if pooled[m]["needs_test_data"] else "-"
             ax.plot(fpr, tpr, ls=ls, lw=1.1, label=f"{m} {pooled[m]['auroc']:.2f}")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)

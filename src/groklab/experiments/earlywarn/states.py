@@ -89,6 +89,16 @@ def pair_matrix(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     return (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
 
 
+def roc_points(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(false-positive rates, true-positive rates) of the alarm "state >= t" over every distinct t, from (0, 0)
+    to (1, 1); tied states move both rates at once (the diagonal segment a tie makes)."""
+    order = np.argsort(-x, kind="stable")
+    xs, ys = x[order], y[order]
+    last = np.r_[np.nonzero(np.diff(xs))[0], len(xs) - 1]  # the end of each run of equal states
+    tp, fp = np.cumsum(ys)[last], np.cumsum(~ys)[last]
+    return np.r_[0.0, fp / max(fp[-1], 1)], np.r_[0.0, tp / max(tp[-1], 1)]
+
+
 def auroc(x: np.ndarray, y: np.ndarray) -> float:
     """P(a grokking run's state > a censored run's), ties a half; nan without both kinds."""
     pos, neg = x[y], x[~y]
