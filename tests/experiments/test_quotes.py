@@ -53,3 +53,13 @@ def test_every_quote_is_found_in_its_paper(package):
             if not _found(_norm(q["quote"]), text):
                 missing.append(f"{study}/{cid}")
     assert not missing, f"quotes not found verbatim in the paper: {missing}"
+
+
+def test_the_early_warning_claims_quote_their_papers_verbatim():
+    import json
+
+    doc = json.loads((Path(__file__).resolve().parents[2] / "results" / "earlywarn-quick" / "earlywarn" /
+                      "claims.json").read_text())
+    papers = {"000": "embedding", "004": "beyond"}
+    for c in doc["claims"]:
+        assert _found(_norm(c["quote"]), _paper(papers[c["where"].split()[0]])), c["id"]

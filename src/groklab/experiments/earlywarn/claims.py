@@ -15,6 +15,9 @@ WHERE = {"med_tracks_test_loss": "004 §6.2 (Fig. 5)", "hessian_E_falls_as_valid
 TEXT = {"med_tracks_test_loss": "MED's changes match the test loss's (median Pearson r of the changes > 0.5)",
         "hessian_E_falls_as_validation_improves": "E's top Hessian eigenvalue falls while validation accuracy rises",
         "W_rank_declines_with_grokking": "W's rank declines as the run groks, more than in runs that do not"}
+# the papers' sentences verbatim, markup and all (the frozen protocol's copies drop 000's \mathbf{E})
+VERBATIM = {"hessian_E_falls_as_validation_improves":
+            "validation accuracy improves as the eigenvalues of \\mathbf{E} decrease"}
 POPULATION = ("our population, not the paper's runs: the early-warning study's evaluate seeds (20-39) in five "
               "boundary settings (add, mul, D_16 on the embedding MLP; add, mul on a 1-layer Transformer)")
 
@@ -37,7 +40,8 @@ def paper_claims(df, evs: dict, series: dict, proto) -> list[dict]:
         elif spec.id == "W_rank_declines_with_grokking":
             _rank(c, series["erank_W"], evs)
         c.note = "; ".join(filter(None, [c.note, POPULATION]))
-        out.append({**c.to_dict(), "quote": spec.quote, "where": WHERE.get(spec.id), "kind": "paper",
+        out.append({**c.to_dict(), "quote": VERBATIM.get(spec.id, spec.quote), "where": WHERE.get(spec.id),
+                    "kind": "paper",
                     "fixed": _fixed(proto)})
     return out
 

@@ -12,8 +12,7 @@ from groklab.config import make_config
 from groklab.experiments.earlywarn.protocol import Protocol, held_out_settings, sha256
 from groklab.store import make_out
 from groklab.store.archive_write import KEEP
-from groklab.store.files import read_json, write_json
-from groklab.store.tree import MANIFEST
+from groklab.store.tree import MANIFEST, read_manifest, write_manifest
 
 PILOT, STUDY = "pilot", "earlywarn"
 BLOCKS = ("explore", "evaluate", "held_out")
@@ -70,16 +69,16 @@ def train_study(proto: Protocol, out: str | Path, study: str, jobs: int = 1, ech
     configs = {name: make_config(overrides).to_dict() for name, overrides in specs.items()}  # all validated first
     root = make_out(out) / study
     root.mkdir(parents=True, exist_ok=True)
-    before = read_json(root / MANIFEST).get("sessions", []) if (root / MANIFEST).is_file() else []
-    write_json(root / MANIFEST, manifest(proto, study, specs, [*before, *([session] if session else [])],
-                                             digest or sha256()))
+    before = read_manifest(root).get("sessions", []) if (root / MANIFEST).is_file() else []
+    write_manifest(root, manifest(proto, study, specs, [*before, *([session] if session else [])],
+                                  digest or sha256()))
     echo(f"{study}: {TITLES[study]} ({len(specs)} runs) -> {root}")
     t0 = time.perf_counter()
     execute(root, configs, jobs, echo)
     if session:  # the call's wall time, as reproduce records it (an archive sums its sessions')
-        doc = read_json(root / MANIFEST)
+        doc = read_manifest(root)
         doc["sessions"][-1]["wall_s"] = round(time.perf_counter() - t0, 1)
-        write_json(root / MANIFEST, doc)
+        write_manifest(root, doc)
     return root
 
 

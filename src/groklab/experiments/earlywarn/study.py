@@ -12,9 +12,8 @@ from groklab.experiments.earlywarn.protocol import PROTOCOL, load, sha256
 from groklab.experiments.earlywarn.runs import PILOT, STUDY, train_study
 from groklab.store import check_out, make_out
 from groklab.store.archive import is_archive
-from groklab.store.files import read_json, write_json
 from groklab.store.names import nested
-from groklab.store.tree import MANIFEST
+from groklab.store.tree import MANIFEST, read_manifest, write_manifest
 
 STAGES = {"pilot": PILOT, "study": STUDY}
 
@@ -41,9 +40,9 @@ def earlywarn(out: str | Path, stage: str = "study", source: str | Path | None =
             raise ConfigError("out", str(out), f"is the archive it re-judges ({source}), inside it or holds it")
         root = make_out(out) / name
         root.mkdir(parents=True, exist_ok=True)
-        man = read_json(runs / MANIFEST)
+        man = read_manifest(runs)
         man["sessions"] = [*man.get("sessions", []), {**session, "from": str(runs)}]
-        write_json(root / MANIFEST, man)
+        write_manifest(root, man)
     if name == PILOT:
         return judge_pilot(runs, root, proto, echo)
     from groklab.experiments.earlywarn.judge import judge_study
