@@ -19,5 +19,6 @@ def test_the_quickstart_notebook_runs(tmp_path, monkeypatch):
         if i == 0:  # the paths the notebook reads and writes, pointed at the repository and a temp folder
             ns["RESULTS"], ns["OUT"] = str(ROOT / "results"), str(tmp_path / "out")
     assert set(ns["claims"]["kind"]) <= {"paper", "measurement"} and len(ns["claims"]) >= 10
-    assert ns["res"].summary["status"] in ("completed", "early_stop")
+    summary = ns["res"].summary  # the run the notebook says groks: fits early, generalizes within its 1,000 steps
+    assert summary["status"] in ("completed", "early_stop") and summary["t_train"] < summary["t_test"] <= 1000
     assert sorted(os.listdir(tmp_path)) == ["out"]

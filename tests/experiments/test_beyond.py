@@ -22,8 +22,9 @@ def test_k_is_rescaled_by_p_over_97():
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    """Every 004 study at a tiny size, one seed, two processes (also the process pool path)."""
-    return reproduce_tree(tmp_path_factory, "beyond/all", TINY, jobs=2)
+    """Every 004 study at a tiny size, one seed, in process: a process pool would cost ~5 s of worker start-up per
+    study, twice this fixture's training (the pool path of `reproduce` is test_reliability's)."""
+    return reproduce_tree(tmp_path_factory, "beyond/all", TINY)
 
 
 def test_every_study_runs_draws_and_states_its_claims(tree):

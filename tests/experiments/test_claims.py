@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from groklab.experiments.embedding import fig2, fig4, fig5, fig6
-from groklab.experiments.stats import median_censored, run_table, value_at
+from groklab.experiments.stats import median_censored, run_table, spearman_boot, value_at
 
 STEPS = list(range(0, 2001, 50))
 
@@ -34,6 +34,21 @@ def frame(parts):
 def test_censored_statistics():
     assert median_censored([100, None, 300]) == 300
     assert median_censored([None, None, 5]) == math.inf
+
+
+def test_spearman_boot_is_spearmanr_of_every_resample():
+    """One spearmanr per distinct order of the resampled means must give each resample's own rho, tied means
+    included: the percentiles of the plain definition, to the last bit."""
+    from scipy.stats import spearmanr
+
+    groups = {1: [0.2, 0.5, 0.5], 2: [0.5, 0.5], 4: [0.1, 0.9, 0.5], 8: [0.5], 16: [0.3, 0.7, 0.2, 0.9]}
+    xs, rng, boots = sorted(groups), np.random.default_rng(3), []
+    for _ in range(300):
+        ys = [float(np.mean(rng.choice(np.asarray(groups[x]), len(groups[x])))) for x in xs]
+        boots.append(0.0 if len(set(ys)) == 1 else float(spearmanr(xs, ys).statistic))
+    got = spearman_boot(groups, reps=300, seed=3, level=0.9)
+    assert [got["lo"], got["hi"]] == np.percentile(boots, [5, 95]).tolist() and got["lo"] < got["hi"]
+    assert got["rho"] == float(spearmanr(xs, [np.mean(groups[x]) for x in xs]).statistic)
 
 
 def test_run_table_events_and_value_at():

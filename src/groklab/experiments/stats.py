@@ -128,7 +128,7 @@ def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0, level: Optional
     """Spearman rho between a group key x and the mean of its per-seed values y, with a bootstrap CI (level
     1 - alpha() unless given: 95% at one look; seeds resampled within each group). groups: {x: [y per seed]}."""
     level = _level(level)
-    from scipy.stats import spearmanr
+    from scipy.stats import rankdata, spearmanr
 
     xs = sorted(k for k, v in groups.items() if v)
     if len(xs) < 3:
@@ -139,7 +139,12 @@ def spearman_boot(groups: dict, reps: int = 2000, seed: int = 0, level: Optional
 
     point = rho([statistics.fmean(groups[x]) for x in xs])
     rng = np.random.default_rng(seed)
-    boots = [rho([float(np.mean(rng.choice(groups[x], len(groups[x])))) for x in xs]) for _ in range(reps)]
+    ys = [np.asarray(groups[x], dtype=float) for x in xs]
+    means = [[float(np.mean(rng.choice(y, len(y)))) for y in ys] for _ in range(reps)]
+    # rho depends on the means' ranks alone, and most resamples repeat a few orders: one spearmanr per distinct
+    # order (ranks are exact halves, so rho is the very float spearmanr gives each resample; 2-10x faster)
+    orders, which = np.unique(rankdata(means, axis=1), axis=0, return_inverse=True)
+    boots = np.array([rho(order.tolist()) for order in orders])[which.ravel()]
     lo, hi = np.percentile(boots, [50 - 50 * level, 50 + 50 * level]).tolist()
     return {"rho": point, "lo": lo, "hi": hi}
 
