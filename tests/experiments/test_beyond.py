@@ -49,7 +49,7 @@ def test_table1_end_to_end(tree):
                                                 "strip_own_ids67_disappears", "u_within_coverage_ceiling",
                                                 "square_h_falls_with_k", "strip_h_falls_with_k",
                                                 "u_is_not_composition_alone", "strip_offset_u_falls_with_k",
-                                                "strip_offset_h_falls_with_k", "strip_offset67_disappears",
+                                                "strip_offset_h_falls_with_k", "strip_shared_ids67_disappears",
                                                 "table1_u_acc_as_published", "table1_l_acc_as_published",
                                                 "table1_go_epoch_as_published"}
     published = [c for c in doc["claims"] if c["id"].endswith("_as_published")]
@@ -107,22 +107,33 @@ def test_table1_claims_on_synthetic_rows():
     flat = [row("square", k, [0.9, 0.89], [500, 500], hs=[0.1, 0.11]) for k in table1.SQUARE]
     h = {x.id: x for x in table1.claims(pd.DataFrame(rows[:1] + flat))}["square_h_falls_with_k"]  # noqa
     assert not h.holds  # U-Acc flat and H-Acc flat: no fall to find
-    # STRIP 67 stopped early by a plateau rule without a GO: absence is censored there, not seen to the horizon
-    i67 = next(i for i, r in enumerate(rows) if (r["split"], r["k97"]) == ("strip", 67))
+    # STRIP 67 (the paper claim: str.py's offset ids) stopped early by a plateau rule without a GO: absence is
+    # censored there, not seen to the horizon
+    i67 = next(i for i, r in enumerate(rows) if (r["split"], r["k97"]) == ("strip_offset", 67))
     cut = dict(rows[i67], cut_per_seed=[True, False])
     gone = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [cut] + rows[i67 + 1:]))}["strip67_disappears"]
     assert gone.holds is None and gone.reason == "censored"
     late = dict(cut, GO_per_seed=[None, 9000])  # a GO on any seed still decides
     gone = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [late] + rows[i67 + 1:]))}["strip67_disappears"]
-    assert gone.holds is False
-    # the other encodings decide it the other way: the verdict depends on the encoding, and says with which
-    assert gone.depends_on == ["encoding"] and "with encoding=offset: holds" in gone.note
-    assert gone.sensitivity["encoding=sep"]["verdict"] == "holds"
-    # at the quick profile (p = 41, k scaled) k = 67's geometry is not 004's: inconclusive there, post hoc
-    quick = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [late] + rows[i67 + 1:]), "quick")}
+    # the rule until 12-07 (shared ids, which hold, weighed against the offset ids): it depended on the encoding
+    assert gone.holds is False and gone.post_hoc["verdict"] == "depends on an unstated setting (encoding)"
+    # a GO with shared ids only (004's beyond-paper runs): the paper claim holds on str.py's ids, the shared ids a
+    # measurement beside it, no longer "depends on the encoding" -- the replaced rule's verdict, beside
+    j67 = next(i for i, r in enumerate(rows) if (r["split"], r["k97"]) == ("strip", 67))
+    drift = dict(rows[j67], GO_per_seed=[12000, None])
+    c67 = {x.id: x for x in table1.claims(pd.DataFrame(rows[:j67] + [drift] + rows[j67 + 1:]))}
+    gone = c67["strip67_disappears"]
+    assert gone.holds is True and not gone.depends_on and "with shared ids (a measurement): does not hold" in gone.note
+    assert gone.post_hoc["verdict"] == "depends on an unstated setting (encoding)" and "slow drift" in gone.note
+    assert c67["strip_shared_ids67_disappears"].holds is False
+    assert gone.sensitivity["encoding=own ids"]["verdict"] == "holds"
+    # at the quick profile (p = 41, k scaled) k = 67's geometry is not 004's: inconclusive there, post hoc; the
+    # first rule's verdict (shared ids, judged at p = 41 too) beside
+    quick = {x.id: x for x in table1.claims(pd.DataFrame(rows[:j67] + [drift] + rows[j67 + 1:]), "quick")}
     assert all(quick[k].reason == "precondition" for k in quick if "67_disappears" in k)
     assert quick["strip67_disappears"].post_hoc["verdict"] == "depends on an unstated setting (encoding)"
-    assert c["strip67_disappears"].depends_on == []  # all three encodings agree (hold): nothing depends on it
+    assert "2026-12-07" in quick["strip67_disappears"].post_hoc["rule"]
+    assert c["strip67_disappears"].depends_on == [] and c["strip67_disappears"].post_hoc["verdict"] == "holds"
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}
     ceiling = c["u_within_coverage_ceiling"]

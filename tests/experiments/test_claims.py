@@ -207,20 +207,20 @@ def test_fig4_claims():
     assert _judge4(parts)["skewed_fits_but_generalizes_worse"].holds is False
 
 
-def test_fig4_skew_claim_presumes_a_rare_token():
-    """Skewed runs far below random, but a split whose rarest token keeps 29 training rows does not make token
-    updates "heavily imbalanced": the claim is inconclusive (precondition) and says what the rule gives without
-    it; one run of 18 with a common rarest token is enough; at <= 5 rows it is judged."""
+def test_fig4_skew_claim_is_judged_on_the_skew_the_runs_train_with():
+    """Skewed runs far below random: judged whatever their rarest token keeps (§5.1's skew on a leaves every token
+    ~n/p rows as operand b), the rare-token gate of 2026-11-26 beside it (post hoc since 2026-12-07)."""
     t = _fig4(lambda sp, B: None if sp == "skewed" else 300, lambda sp: 0.4 if sp == "skewed" else None)
     assert _judge4(t, rows=fig4.RARE)["skewed_fits_but_generalizes_worse"].holds is True
     c = _judge4(t, rows=29)["skewed_fits_but_generalizes_worse"]
-    assert c.holds is None and c.reason == "precondition", (c.holds, c.note)
-    assert "no token rare in 18 of 18 runs (rarest token: 29-29" in c.note and "the rule holds" in c.note
-    assert c.aggregate["skewed: rarest token's training rows"] == [29] * 18
+    assert c.holds is True and c.aggregate["skewed: rarest token's training rows"] == [29] * 18
+    assert "0 of 18 skewed runs leave a token in <= 5 training rows (rarest: 29-29" in c.note, c.note
+    assert "it is inconclusive" in c.note and "2026-12-07" in c.post_hoc["rule"]
+    assert c.post_hoc["since"] == "2026-11-26" and "below random" in c.post_hoc["replaced"]  # the first rule
     rare = {r: 2 for r in t["run"] if "/skewed/" in r}
     rare["mul/b512/skewed/s1"] = fig4.RARE + 1
     c = {x.id: x for x in fig4.claims(t, rare=rare)}["skewed_fits_but_generalizes_worse"]
-    assert c.reason == "precondition" and "in 1 of 18 runs (rarest token: 6-6" in c.note, c.note
+    assert c.holds is True and "17 of 18 skewed runs leave a token" in c.note, c.note
 
 
 def _fig5(t_test_of_c, collapsing_c=()):

@@ -125,6 +125,29 @@ def test_the_norms_fall_timed_against_grokking_is_weighed_beside_ours():
     assert judge([1400] * 3, [700] * 3).holds is False  # peaks at 500-600, before the fit: not while over-fitting
 
 
+def test_the_gradient_norm_claim_is_judged_on_stage_medians_not_on_a_spike():
+    """Since 2026-12-07 (second change): medians over the stages of each curve; a one-eval spike moves nothing."""
+    from groklab.experiments.investigation import landscape, norm_readings
+
+    steps = list(range(0, 3001, 50))  # fit 300, onset 1,500, t_test 2,000
+
+    def judge(norm):
+        df = pd.DataFrame([{"run": f"mlp/s{i}", "step": s, "grad/total": norm(s) * (1 + 0.01 * i)}
+                           for i in range(3) for s in steps])
+        rows = dict(sorted(norm_readings.peaks(df, "grad/total").items()))
+        medians = [norm_readings.stages(df[df["run"] == r], "grad/total", 300, 1500, 2000) for r in rows]
+        return landscape.claims({}, rows, [2000] * 3, 50.0, onset=[1500] * 3, t_train=[300] * 3,
+                                medians=medians)[1]
+
+    grows = judge(lambda s: 1 + s / 1000 if s < 1500 else 0.2)  # rises over the plateau, drops as it groks
+    assert grows.holds is True and "then, 2026-12-07: the median over" in grows.post_hoc["rule"]
+    spike = judge(lambda s: 5.0 if s == 1000 else 3.0 / (1 + s / 100))  # falls throughout, one spike on the plateau
+    assert spike.holds is False and "falls from each stage to the next on 3 of 3 runs" in spike.note
+    assert spike.per_seed["grokking (onset to t_test)"][0] < spike.per_seed["over-fitting (2nd half)"][0]
+    assert "one-eval spike on 3 of 3 runs" in spike.note  # said beside, no longer the statistic
+    assert norm_readings.stages(pd.DataFrame({"step": steps, "grad/total": 1.0}), "grad/total", 300, None, 2000) is None
+
+
 def test_task1_judges_each_smaller_prime_and_mlp_says_where_runs_stuck():
     from groklab.experiments.investigation import mlp
 

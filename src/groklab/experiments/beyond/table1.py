@@ -26,7 +26,8 @@ Differences from the paper and its released code:
   from evals every 100 steps (quick 50) by the rule above; without a GO, U-Acc is the highest after the fit and
   L-Acc the lowest from there on (since 2026-12-06; until then no L-Acc without a GO).
 - Statistic: the paper reports one run per row; ours the mean [95% CI] over seeds, "U-Acc falls with k" as Spearman
-  rho <= -0.5 with its CI below 0, "disappear" as no GO on any seed (the text states no statistic).
+  rho <= -0.5 with its CI below 0, "disappear" as no GO on any seed, on str.py's offset ids (table1_strip67.py;
+  the text states no statistic).
 - Ours: the coverage ceilings (ceiling.py; n not in the text), H-Acc (the holdout alone), the baseline (1 - s) + s/p.
 - Seeds: one run per row; rec.py/str.py shuffle with random.seed(0) and seed no torch init; ours seeds 0..n-1
   (quick 5, paper 3) for both init and split, drawn by torch: other splits than the release's.
@@ -42,10 +43,10 @@ import pandas as pd
 from groklab.experiments.beyond.ceiling import N_COVER, N_RANGE, ceilings, expected_ceiling, holdout_share, smallest_n
 from groklab.experiments.beyond.profile import base_overrides, modulus, scale_k
 from groklab.experiments.beyond.table1_published import TABLE, calibrated, published_claims, rises_around
+from groklab.experiments.beyond.table1_strip67 import strip67
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed, trend
-from groklab.experiments.posthoc import Revision, precondition
-from groklab.experiments.spec import Claim, RunSpec, seeded, verdict_of
+from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
@@ -141,13 +142,6 @@ def paper_smallest_n() -> int | None:
     return smallest_n(u, lambda r, n: expected_ceiling(r[0], r[1], 97, n))
 
 
-def _absent(cell: tuple) -> bool | None:
-    """(go_step, stopped early) of one seed: no GO by its horizon (True), a GO (False), or none by an early stop
-    (None: censored there, cannot tell)."""
-    go, cut = cell
-    return False if go is not None else (None if cut else True)
-
-
 def _se(values) -> float | None:
     v = [float(x) for x in values if pd.notna(x)]
     return pd.Series(v).std() / math.sqrt(len(v)) if len(v) > 1 else None
@@ -222,27 +216,6 @@ def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
-def _encoding_sensitivity(out: list[Claim]) -> None:
-    """The text states no token encoding (004's releases use two): where 004's STRIP-code offset ids or each operand's
-    own ids decide "disappears" otherwise than our shared ids, the verdict depends on it (as an arm would mark it)."""
-    c = {x.id: x for x in out}
-    ours = c["strip67_disappears"]
-    for value, alt in (("offset", c["strip_offset67_disappears"]), ("sep", c["strip_own_ids67_disappears"])):
-        there = verdict_of(alt.holds, alt.reason)
-        ours.sensitivity[f"encoding={value}"] = {"field": "encoding", "ours": "eq", "at": value, "verdict": there}
-        if None not in (alt.holds, ours.holds) and alt.holds != ours.holds and "encoding" not in ours.depends_on:
-            ours.depends_on.append("encoding")
-        ours.note = "; ".join(filter(None, [ours.note, f"with encoding={value}: {there}"]))
-    off, best = c["strip_offset67_disappears"], lambda x: x.aggregate.get("max test acc after fit") or 0.0  # noqa
-    if off.holds is True and ours.holds is not True:  # 004's STRIP code is the offset one (a fresh read, 2026-12-07)
-        ours.note += (f"; 004's STRIP code (str.py) offsets operand 2's ids: no GO there (best {best(off):.3f}); the "
-                      f"shared-id GOs are +0.1 crossings of a slow drift (best {best(ours):.3f}), not a take-off")
-
-
-AT_97 = Revision("2026-11-28", "STRIP k = 67 (004's holdout at p = 97) judged at p = 97 only", "judged at the quick "
-                 "profile's p = 41 (k scaled to 28) too", "a GO on 4 of 5 seeds there came from the scale-down")
-
-
 def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
     if tab.empty:
         return [Claim("table1", "Table 1's claims", "no runs", holds=None, reason="precondition",
@@ -271,20 +244,7 @@ def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
                           lambda d: None if d is None else d > 0, "it lies above 0 (below: composition alone)",
                           {"splits above on every seed": sum(lifted.values()), "splits": len(above),
                            "composition alone": [k for k, ok in lifted.items() if not ok]}))
-    for group, how in (("strip", ""), ("strip_own_ids", " (each operand its own token ids)"),
-                       ("strip_offset", " (004's STRIP code: the second operand's ids offset, overlapping)")):
-        s67 = by.get((group, 67))
-        # absence is only seen to the horizon: a seed stopped early without a GO cannot tell (censored)
-        cells = list(zip(s67["GO_per_seed"], s67["cut_per_seed"])) if s67 is not None else []
-        out.append(every_seed(f"{group}67_disappears", f"At STRIP k = 67, grokking disappears{how}.",
-                              "go_step (None: test accuracy never rose 0.1 above its value at the fit), censored "
-                              "where a run without one stopped before its horizon",
-                              {f"{group} k=67": cells}, _absent, "it is None by the horizon",
-                              {"max test acc after fit": s67["U"] if s67 is not None else None},
-                              shown={f"{group} k=67": [go for go, _ in cells]}))
-    _encoding_sensitivity(out)
-    if profile == "quick":  # k = 67 is 004's geometry at p = 97, judged there only
-        out = [precondition(c, AT_97.rule, AT_97) if "67_disappears" in c.id else c for c in out]
+    out += strip67(by, profile)  # "disappear": judged on str.py's offset ids (table1_strip67.py)
     excess = {f"{s} k={k}": r["U"] - r["ceiling"] for (s, k), r in by.items()}
     margin = {f"{s} k={k}": max(NOISE * (r["U_se"] or 0.0), NOISE_FLOOR) for (s, k), r in by.items()}
     ours = smallest_n({r: by[r]["U"] for r in by}, lambda r, n: by[r]["ceiling_by_n"][n - 1])

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+from copy import deepcopy
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -16,7 +18,15 @@ from groklab.experiments.claims import (
     shown,
     time_claim,
 )
-from groklab.experiments.embedding.profile import RARE, SKEW, WD_MODE, base_overrides, needs_rare, rare_rows
+from groklab.experiments.embedding.profile import (
+    RARE,
+    RARE_TOKENS,
+    SKEW,
+    WD_MODE,
+    base_overrides,
+    needs_rare,
+    rare_rows,
+)
 from groklab.experiments.levels import all_of, every_seed
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
@@ -99,7 +109,10 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
     # 3. skewed fits the training set, yet fails to generalize: it ends below random in test accuracy with a gap of
     # at least GAP below its own training accuracy, at every batch and dataset (post hoc since 2026-11-28)
     # (ending below random alone is not read beside as a plausible reading: runs at test 0.98-0.997 generalize)
-    return [c1, c2, revised(_skewed(t, rare, gap=True), _skewed(t, rare, gap=False), PLATEAU)]
+    # the rule's history in order: the gate (11-26; the first rule, below random on any split, beside), the gap
+    # (11-28), the gate dropped (12-07; the gated verdict beside)
+    c3 = revised(_skewed(t, gap=True), _skewed(t, gap=False), GATE)
+    return [c1, c2, _ungated(revised(c3, deepcopy(c3), PLATEAU), rare)]
 
 
 GAP = 0.1  # "fails to generalize": its final test accuracy at least this below its final training accuracy (ours)
@@ -109,9 +122,33 @@ PLATEAU = Revision("2026-11-28", f"also a final train - test gap >= {GAP} on eve
                    "0.984-0.997 (a second read of the verdicts, 2026-11-28)")
 
 
-def _skewed(t, rare: dict[str, int], gap: bool) -> Claim:
+# §5.1 defines the skewed split as "a bias in the combinations of a"; no skew of a alone can leave a token in <= RARE
+# rows (as operand b each keeps ~n/p), so the rare-token gate (2026-11-26) made the paper's own design unjudgeable
+SKEW_OF_A = Revision("2026-12-07", f"judged on the skew the runs train with; whether it leaves a token in <= {RARE} "
+                     "training rows said beside, not a gate", f"inconclusive (precondition) unless every skewed "
+                     f"run's split leaves some token in <= {RARE} training rows (2026-11-26)",
+                     "a fresh read (2026-12-07): the gate cannot be met by the skew on a that §5.1 defines")
+
+
+GATE = replace(RARE_TOKENS, replaced="final test accuracy below random's, on any skewed split")
+
+
+def _ungated(c3: Claim, rare: dict[str, int]) -> Claim:
+    """`c3` judged on every skewed run, the rare-token gate's verdict beside it (post hoc since SKEW_OF_A)."""
+    gated = needs_rare(deepcopy(c3), rare)
+    c3.aggregate["skewed: rarest token's training rows"] = sorted(rare.values())
+    if rare:
+        few = sum(n <= RARE for n in rare.values())
+        c3.note = "; ".join(filter(None, [c3.note, f"{few} of {len(rare)} skewed runs leave a token in <= {RARE} "
+                                          f"training rows (rarest: {min(rare.values())}-{max(rare.values())}; a skew "
+                                          "on a alone, ours exp(-3a/(p-1)), leaves every token ~n/p rows as operand "
+                                          "b); a heavier skew, on a + b, is the paper profile's arm (skew)"]))
+    return revised(c3, gated, SKEW_OF_A)
+
+
+def _skewed(t, gap: bool) -> Claim:
     """"Skewed fits but fails to generalize": below random in final test accuracy, and with `gap` a final train -
-    test gap of at least GAP on every skewed run; every skewed run must fit; presumes rare tokens."""
+    test gap of at least GAP on every skewed run; every skewed run must fit."""
     cells = {f"{task}/b{B}": (_levels(t, task, B, "skewed"), _levels(t, task, B, "random"))
              for task in TASKS for B in BATCHES}
     c3 = level_claim("below random" if gap else "skewed_fits_but_generalizes_worse",
@@ -130,9 +167,8 @@ def _skewed(t, rare: dict[str, int], gap: bool) -> Claim:
     if any(None in v for v in unfit.values()) and c3.holds is not False:  # "fitting the training data well"
         c3.holds, c3.reason = False, ""
         c3.note = "a skewed run never reaches train acc 0.99"
-    c3.statistic = ("presumes a skew that makes tokens rare: every skewed run's split leaves some token in <= "
-                    f"{RARE} training rows; every skewed seed reaches train acc >= 0.99 (t_train), and " + c3.statistic)
-    return needs_rare(c3, rare)
+    c3.statistic = "every skewed seed reaches train acc >= 0.99 (t_train), and " + c3.statistic
+    return c3
 
 
 def _log_gap(t, task, B) -> Optional[float]:

@@ -95,6 +95,10 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                    "t_train to t_test (or the last step)", {g: of(g, "rho") for g in groups},
                    lambda v: None if v is None else v < 0, "rho < 0", shown=shown("rho"),
                    aggregate={"control: rho of lambda_max(H_WW), same window": shown("rho_W")})
+    octs = [x for x in of(groups[0], "octaves") if x is not None]
+    if octs:  # how far from the fit the peak lies, in the sentence's own terms: a multiple of t_train
+        w.note = "; ".join(filter(None, [w.note, f"the measured peak at {2 ** min(octs):.2g}-{2 ** max(octs):.2g} x "
+                                         f"t_train ({groups[0]}; the band: {1 / WHEN:g}-{WHEN:g} x)"]))
     straddle = [r for r in sorted(runs) if r.startswith(f"{groups[0]}/") and runs[r]["within"] is None]
     if w.holds is None and straddle and all(runs[r]["t_train"] is not None for r in straddle):
         # every seed that cannot tell fit its training set: the peak's interval between two measures straddles the

@@ -32,7 +32,7 @@ WD_MODE = Assumption("wd_mode", "optim.wd_mode", "coupled", "§5 says 'the Adam 
 SKEW = Assumption("skew", "split.skew_by", "a", "the paper names a 'skewed' split, 'heavily imbalanced' token "
                   "probabilities, but no law: ours draws operand a with weight exp(-3 a / (p - 1)); as operand b "
                   "every token keeps ~n/p rows, so none is rare (the rarest token keeps 24-29 training rows at p = 97, "
-                  "seeds 0-4, and >= 20 whatever the skew on a alone; the skew claims presume a token in <= 5). The "
+                  "seeds 0-4, and >= 20 whatever the skew on a alone; whether a token is in <= 5 is said beside). The "
                   "arm weights a + b by exp(-6 (a + b) / (p - 1)): at p = 97, 30% "
                   "train, the rarest token has 2-3 rows and 2-5 tokens <= 5 (seeds 0-4); at the quick p = 47, 50% "
                   "train, 9-12: half the table leaves no room for rarer, so the arm runs at the paper profile only",

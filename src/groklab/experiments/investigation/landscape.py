@@ -57,7 +57,15 @@ from groklab.engine.setup import build
 from groklab.experiments.assumptions import Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
-from groklab.experiments.investigation.norm_readings import PLATEAU, peaks, plateau, timed, timed_primary
+from groklab.experiments.investigation.norm_readings import (
+    PLATEAU,
+    peaks,
+    plateau,
+    smoothed_primary,
+    stages,
+    timed,
+    timed_primary,
+)
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
 from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of
@@ -164,6 +172,8 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     onset = per_variant(df, "onset").get("mlp", [])
     flat = {col: [plateau(df[df["run"] == r], col, a, b) for r, a, b in zip(sorted(peak), t_train, t_test)]
                for col in ("grad/total", "norm/total")}
+    medians = [stages(df[df["run"] == r], "grad/total", a, o, b)
+               for r, a, o, b in zip(sorted(peak), t_train, onset, t_test)]
     figs = draw(found[min(found)], df, out / "landscape")
     extra = {"sparse_init": [sparse_share(f["E0"]) for f in found.values()],
              "sparse_final": [sparse_share(f["E"]) for f in found.values()],
@@ -173,11 +183,12 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     return figs, claims({"ratio": ratio, "k_sv": [found[s]["k_sv"] for s in sorted(found)],
                          "k_rand": [found[s]["k_rand"] for s in sorted(found)], **extra},
                         {r: v for r, v in sorted(peak.items())}, t_test, grid,
-                        {r: v for r, v in sorted(weights.items())}, flat, onset, t_train)
+                        {r: v for r, v in sorted(weights.items())}, flat, onset, t_train, medians)
 
 
 def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict | None = None,
-           flat: dict | None = None, onset: list | None = None, t_train: list | None = None) -> list[Claim]:
+           flat: dict | None = None, onset: list | None = None, t_train: list | None = None,
+           medians: list | None = None) -> list[Claim]:
     """`grid`: the eval interval -- t_test is rounded up to it, so a peak one evaluation after t_test cannot be
     told from one before it and counts as at t_test."""
     sharp = above("sharp_basin_along_singular_directions",
@@ -233,6 +244,8 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
         grads = timed(grads, rows, onset, t_test, grid)
         if t_train:  # since 2026-12-07 both halves timed, primary (norm_readings.BOTH_TIMED)
             grads = timed_primary(grads, rows, t_train, onset, t_test, grid, alts.get("grads"))
+        if medians:  # since 2026-12-07 (second change): stage medians, primary (norm_readings.SMOOTHED)
+            grads = smoothed_primary(grads, medians, alts.get("grads"))
     return [sharp, grads, norm, cyclic]
 
 
