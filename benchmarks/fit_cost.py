@@ -15,6 +15,14 @@ evaluation. Rows taken with TF32 matmuls count only for stacks of <= 4 members, 
 of the step; the default is float32. The archives were trained on machines whose speed varies several-fold from
 day to day (the fit's error says how much that costs an estimate): these are planning numbers, with the error
 printed beside them.
+
+The start of a GPU unit is not fitted once it has been measured: benchmarks/start_cost.py times fresh processes on
+a device (interpreter, imports, a one-step run with its CUDA context) and writes benchmarks/results/start_<device>
+.json; on a GPU, where each archived stack paid one process start, that is the first coefficient as measured and
+the others are fitted to what is left of each wall time (costs.json says which). A fitted start soaks up whatever
+the other terms miss (issue 66: 101 s per unit, where a process start, the imports and a CUDA context take
+seconds). On a CPU the archived runs shared their processes, so the measurement (start_cpu.json) is not a per-run
+term and the CPU's small per-run start stays fitted.
 """
 from __future__ import annotations
 
@@ -92,10 +100,30 @@ def bench_rows(files: list[Path]) -> list:
     return out
 
 
-def fit(data: list) -> tuple[list[float], dict]:
+PROCESS_PER_RUN = ("cuda",)  # devices whose archived runs (stacks) each paid a process start: a GPU slice's units
+
+
+def measured_start(device: str) -> tuple[float, str] | None:
+    """(seconds, file) of the unit start benchmarks/start_cost.py measured on `device`
+    (benchmarks/results/start_<device>.json), None where it has not been measured yet or where it is not a
+    per-run term: on a CPU a reproduction trains many runs in one process (in process or a pool's worker), so
+    the archived runs paid no process start each (fitting 4.1 s on them doubled the CPU model's error)."""
+    f = ROOT / "benchmarks" / "results" / f"start_{device}.json"
+    if device not in PROCESS_PER_RUN:
+        return None
+    return (float(json.loads(f.read_text())["start_s"]), f"benchmarks/results/{f.name}") if f.is_file() else None
+
+
+def fit(data: list, start: float | None = None) -> tuple[list[float], dict]:
+    """Non-negative least squares on relative error; `start` (measured) fixes the first coefficient, the others
+    are fitted to what is left of each wall time."""
     X = np.array([x for x, _, _ in data])
     y = np.array([w for _, w, _ in data])
-    coef, _ = nnls(X / y[:, None], np.ones(len(y)))
+    if start is None:
+        coef, _ = nnls(X / y[:, None], np.ones(len(y)))
+    else:
+        rest, _ = nnls(X[:, 1:] / y[:, None], 1 - start * X[:, 0] / y)
+        coef = np.concatenate([[start], rest])
     ratio = (X @ coef) / y
     err = np.abs(ratio - 1)
     return coef.tolist(), {"runs": len(y), "median |estimate / wall - 1|": round(float(np.median(err)), 3),
@@ -118,8 +146,11 @@ def main() -> int:
     bench = bench_rows(sorted((ROOT / "benchmarks" / "results").glob("population_*.json")))
     data_by.setdefault("cuda", []).extend(bench)
     for device, data in data_by.items():
-        coef, quality = fit(data)
-        devices[device] = {"coef": [round(c, 9) for c in coef], "fit": quality}
+        start = measured_start(device)  # a measured start is a term of its own, not a constant soaking up error
+        coef, quality = fit(data, start[0] if start else None)
+        devices[device] = {"coef": [round(c, 9) for c in coef], "fit": quality,
+                           "start": {"measured_by": start[1]} if start else {"fitted": "no start_cost.py "
+                                                                                       "measurement yet"}}
         print(f"{device}: {quality}; coefficients {devices[device]['coef']}")
     doc = {"features": ["start", "steps", "GFLOP", "million evaluated rows",
                         *[f"{m} calls x GFLOP-like" for m in MEASURES]],

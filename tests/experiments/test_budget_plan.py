@@ -73,6 +73,9 @@ def test_plan_lists_what_is_left_with_estimates(tmp_path, capsys):
     rows = [x.split() for x in lines[1:-1]]
     assert [r[1] for r in rows] == ["add/mlp/*", "add/mlp_emb/*", "mul/mlp/*", "mul/mlp_emb/*"]
     assert all(r[2] == "2" and float(r[3]) > 0 for r in rows)
+    # each term of the estimate beside it, adding up to it (the columns are rounded to whole seconds)
+    assert lines[0].split()[-5:] == ["start", "steps", "compute", "evaluation", "measures"]
+    assert all(abs(sum(map(float, r[4:9])) - float(r[3])) <= 3 for r in rows)
     assert lines[-1].startswith("4 units, about ") and lines[-1].endswith(" min on cpu")
     # runs a tree already holds are not listed
     reproduce("embedding/fig2", tmp_path / "t", seeds=2, overrides=TINY, only="add/*", echo=lambda *_: None)
@@ -142,7 +145,10 @@ def test_a_configuration_longer_than_one_gpu_command_is_cut_into_seeds(monkeypat
     from groklab.experiments.plan import specs_of
 
     monkeypatch.setattr(estimate, "margin", lambda device: 1.0)
-    monkeypatch.setattr(estimate, "run_seconds", lambda cfg, device, members=1: 100.0 * members)  # no sharing
+    def terms(seconds):  # an estimate as the cost model's terms: all of it compute
+        return lambda cfg, device, members=1: {**dict.fromkeys(estimate.TERMS, 0.0), "compute": seconds(members)}
+
+    monkeypatch.setattr(estimate, "run_terms", terms(lambda members: 100.0 * members))  # no sharing
     rows = estimate.units("beyond/threshold", "quick", seeds=5, device="cuda", cap=250)
     names = [s.name for s in specs_of(resolve("beyond/threshold")[0], "quick", 5)]
     assert all(r["seconds"] <= 250 and r["runs"] <= 2 for r in rows)
@@ -151,7 +157,7 @@ def test_a_configuration_longer_than_one_gpu_command_is_cut_into_seeds(monkeypat
     assert sorted(picked) == sorted(names)  # every run in exactly one unit
     assert rows[0]["unit"] == "f0.1/s0,f0.1/s1" and rows[2]["unit"] == "f0.1/s4"
     # ResNet-18 does not stack: its seeds' estimates add up on a GPU, three runs at 100 s each
-    monkeypatch.setattr(estimate, "run_seconds", lambda cfg, device, members=1: 100.0)
+    monkeypatch.setattr(estimate, "run_terms", terms(lambda members: 100.0))
     res = estimate.units("beyond/resnet", "quick", seeds=3, device="cuda", cap=1000)
     assert [(r["unit"], r["seconds"]) for r in res] == [("grok/*", 300.0), ("wd0/*", 300.0), ("random/*", 300.0)]
     one = estimate.units("beyond/resnet", "quick", seeds=2, device="cuda", cap=50)

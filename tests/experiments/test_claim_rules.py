@@ -66,7 +66,7 @@ def test_a_verdict_that_changes_with_the_threshold_says_so():
     c = time_claim("x", "A is faster.", cells, ("a", "b"), "t_test at 0.99", {"test acc 0.95": at95})
     d = c.to_dict()
     assert d["verdict"] == "inconclusive (underpowered)"
-    assert "depends on the threshold: at test acc 0.95 it holds" in d["note"]
+    assert "at test acc 0.95 it holds (a reading beside: ours, undecided, stands)" in d["note"]
     assert d["aggregate"]["verdict at test acc 0.95"] == "holds"
     assert d["per_seed"]["add a"] == [700, None, 700]
     same = time_claim("y", "A is faster.", at95, ("a", "b"), "t", {"test acc 0.95": at95}).to_dict()

@@ -90,6 +90,21 @@ def test_fig6_adam_lr_faster_holds_fails_or_is_undecided():
     assert all(c.holds is None and c.reason == "censored" for c in neither)
 
 
+def test_fig6_undecided_by_runs_that_never_reach_the_level_says_censored_first():
+    """At 3 looks (bar 0.0167): Adam-LR faster on every run that groks, but some never reach 0.99 -- the cell stays
+    open because of them, not for want of seeds: 'censored', said first (post hoc since 2026-12-07)."""
+    from groklab.experiments.stats import looking
+
+    n = 8
+    adam = [1000 + 10 * i for i in range(n)]
+    lr = [300 + 10 * i for i in range(n - 2)] + [None] * 2  # 2 of 8 never reach 0.99: p = 0.037
+    with looking(3):
+        c = {x.id: x for x in fig6.claims(_fig6(adam, lr))}["adam_lr_faster_add"]
+    assert c.holds is None and c.reason == "censored", (c.holds, c.reason, c.note)
+    assert c.note.startswith("add: Adam-LR (c = 10) is faster in median") and "2 of 8 of its runs never" in c.note
+    assert c.post_hoc["verdict"] == "inconclusive (underpowered)"
+
+
 def _fig2(no_emb_add_final, mul_emb_t_test, add_test_at=100):
     parts = []
     for s in range(3):

@@ -151,6 +151,8 @@ def some(verdicts: dict[str, Verdict]) -> Verdict:
 def at_thresholds(primary: Verdict, others: dict[str, Verdict]) -> str:
     """A note when the verdict changes with the accuracy threshold that defines the event ('' when not)."""
     differ = {k: v for k, v in others.items() if v[0] != primary[0]}
+    if primary[0] is None:  # an undecided verdict stands (choices.weigh): the other threshold is a reading beside
+        return "; ".join(f"at {k} it {says(v)} (a reading beside: ours, undecided, stands)" for k, v in differ.items())
     return "; ".join(f"depends on the threshold: at {k} it {says(v)}" for k, v in differ.items())
 
 

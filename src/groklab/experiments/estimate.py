@@ -22,7 +22,7 @@ from groklab.experiments.reproduction import MAX_SEEDS, plan_target
 from groklab.experiments.spec import PROFILES
 from groklab.store import read_summary
 from groklab.store.run import FINISHED
-from groklab.sweep.cost import margin, run_seconds
+from groklab.sweep.cost import TERMS, margin, run_terms
 
 SLICE_S = 480  # one GPU command's work (results/PLAN.md: run with timeout_s 560, the rest for its start and return)
 START_S = 20  # a unit's process start and analysis on a GPU machine (results/PLAN.md's measured units: ~20 s)
@@ -94,19 +94,26 @@ def _stackable(cfg) -> bool:
     return True
 
 
-def _seconds(unit: dict[str, list], device: str, stacks: bool = True) -> float:
-    """A unit's estimate: on a GPU, runs that stack as one stack of all its members, as long as its longest member
-    and as wide as its widest (padded) batch; on a CPU, and for runs that cannot stack, its runs one after another."""
+def _terms(unit: dict[str, list], device: str, stacks: bool = True) -> dict[str, float]:
+    """A unit's estimate by term (sweep.cost.TERMS): on a GPU, runs that stack as one stack of all its members, as
+    long as its longest member and as wide as its widest (padded) batch; on a CPU, and for runs that cannot stack,
+    its runs one after another (each paying its start)."""
     cfgs = [c for cs in unit.values() for c in cs]
     if device != "cuda" or not stacks:
-        return sum(run_seconds(c.to_dict(), device) for c in cfgs)
+        each = [run_terms(c.to_dict(), device) for c in cfgs]
+        return {t: sum(e[t] for e in each) for t in TERMS}
     widest = max(cfgs, key=lambda c: (c.steps, c.batch_size if c.sampler != "full" else 1 << 30))
-    return run_seconds(widest.to_dict(), device, len(cfgs))
+    return run_terms(widest.to_dict(), device, len(cfgs))
+
+
+def _seconds(unit: dict[str, list], device: str, stacks: bool = True) -> float:
+    return sum(_terms(unit, device, stacks).values())
 
 
 def _row(study: str, unit: dict[str, list], device: str, stacks: bool) -> dict:
+    terms = _terms(unit, device, stacks)
     return {"study": study, "unit": ",".join(unit), "runs": sum(map(len, unit.values())),
-            "seconds": round(_seconds(unit, device, stacks), 1)}
+            "seconds": round(sum(terms.values()), 1), "terms": {k: round(v, 1) for k, v in terms.items()}}
 
 
 def print_plan(target: str, profile: str, seeds: int | None = None, source=None, out=None, device: str = "cpu",
@@ -123,10 +130,12 @@ def print_plan(target: str, profile: str, seeds: int | None = None, source=None,
             echo(line)
     w = max([len(r["study"]) for r in rows] + [5])
     u = max([len(r["unit"]) for r in rows] + [4])
-    if rows and slice_s is None:
-        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}")
+    if rows and slice_s is None:  # each term of the estimate beside it (sweep.cost.TERMS; costs.json says which
+        # terms were measured and which fitted)
+        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}  " + "  ".join(f"{t:>10}" for t in TERMS))
     for r in rows if slice_s is None else []:
-        echo(f"{r['study']:<{w}}  {r['unit']:<{u}}  {r['runs']:>5}  {r['seconds']:>8.0f}")
+        echo(f"{r['study']:<{w}}  {r['unit']:<{u}}  {r['runs']:>5}  {r['seconds']:>8.0f}  "
+             + "  ".join(f"{r['terms'][t]:>10.0f}" for t in TERMS))
     total = sum(r["seconds"] for r in rows) / (max(jobs, 1) if device == "cpu" else 1)
     side = f" ({jobs} jobs)" if device == "cpu" and jobs > 1 else ""
     echo(f"{len(rows)} units, about {total / 60:.0f} min on {device}{side}")

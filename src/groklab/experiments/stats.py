@@ -10,7 +10,7 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from groklab.measures.curves import grok_events, still_rising
+from groklab.measures.curves import RISING_MIN, grok_events, late_trend
 
 INF = math.inf
 ALPHA = 0.05  # the error rate of one look at a study's runs
@@ -45,7 +45,8 @@ def _level(level: Optional[float]) -> float:
 def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99, rise: float = 0.1) -> pd.DataFrame:
     """One row per run: config columns, status, last step, t_train, t_test, final and best accuracies, and
     `rising_test`: whether test accuracy was still rising where the run ended (measures.curves.still_rising: a
-    run below a level it was to reach by the horizon is then censored there, not failed).
+    run below a level it was to reach by the horizon is then censored there, not failed), with `late_rise_test`
+    beside it: the rise that trend fits over the run's last quarter (measures.curves.late_trend's point).
 
     One sort of the evaluated rows by (run, step) and a slice per run: the per-run groupby, dropna and sort it
     replaces were most of judging a study of 400 runs."""
@@ -63,9 +64,11 @@ def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99,
     rows = []
     for a, b, row in zip(np.r_[0, ends[:-1]], ends, last):
         row.update(grok_events(steps[a:b], train[a:b], test[a:b], train_thr, test_thr, rise))
+        trend = late_trend(steps[a:b], test[a:b])  # once: still_rising's rule on it, and its point beside
         row.update({"last_step": int(steps[b - 1]), "final_train": float(train[b - 1]),
                     "final_test": float(test[b - 1]), "max_test": float(test[a:b].max()),
-                    "rising_test": still_rising(steps[a:b], test[a:b])})
+                    "rising_test": trend is not None and trend[2] >= RISING_MIN,
+                    "late_rise_test": None if trend is None else trend[0]})
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -176,25 +176,34 @@ RISING_WINDOW = 0.25  # the last quarter of a run's steps: long enough to see a 
 RISING_MIN = 0.01  # the least fitted rise over that window that counts (a point of accuracy)
 
 
-def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RISING_WINDOW,
-                 min_rise: float = RISING_MIN, level: float = 0.95) -> bool:
-    """Whether a curve may still be rising where the run ended -- a plateau is not shown: over its evals in the
-    last `window` of its steps, the upper end of the Theil-Sen slope's `level` interval (scipy) times the window
-    is at least `min_rise`. A failure has to be earned: a run that ends below a level it was asked to reach is
-    failed only where its curve is shown flat (the whole interval below a rise of `min_rise`), else censored
-    there -- the horizon may have cut it off (since 2026-12-06; until then a run also needed the interval's
-    lower end above 0 to count as rising, and a noisy late rise of +0.02-0.03 counted as failed). Fewer than 4
-    evals in the window: False (no trend can be read). The same rule for every claim of the form "reaches X by
-    the horizon"."""
+def late_trend(steps: Sequence[int], acc: Sequence[float], window: float = RISING_WINDOW,
+               level: float = 0.95) -> tuple[float, float, float] | None:
+    """The rise of a curve over the last `window` of its steps, fitted: (Theil-Sen slope x the stretch its evals
+    span, and the `level` interval's ends times the same); None with fewer than 4 evals there."""
     from scipy.stats import theilslopes
 
     if len(steps) < 2:
-        return False
+        return None
     end = float(steps[-1])
     start = end - window * (end - float(steps[0]))
     pts = [(float(s), float(a)) for s, a in zip(steps, acc) if float(s) >= start]
     if len(pts) < 4 or pts[-1][0] <= pts[0][0]:
-        return False
+        return None
     x, y = zip(*pts)
-    _, _, _, hi = theilslopes(y, x, alpha=level)
-    return bool(hi * (x[-1] - x[0]) >= min_rise)
+    slope, _, lo, hi = theilslopes(y, x, alpha=level)
+    span = x[-1] - x[0]
+    return float(slope * span), float(lo * span), float(hi * span)
+
+
+def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RISING_WINDOW,
+                 min_rise: float = RISING_MIN, level: float = 0.95) -> bool:
+    """Whether a curve may still be rising where the run ended -- a plateau is not shown: over its evals in the
+    last `window` of its steps, the upper end of the Theil-Sen slope's `level` interval (scipy) times the window
+    is at least `min_rise` (late_trend). A failure has to be earned: a run that ends below a level it was asked to
+    reach is failed only where its curve is shown flat (the whole interval below a rise of `min_rise`), else
+    censored there -- the horizon may have cut it off (since 2026-12-06; until then a run also needed the
+    interval's lower end above 0 to count as rising, and a noisy late rise of +0.02-0.03 counted as failed). Fewer
+    than 4 evals in the window: False (no trend can be read). The same rule for every claim of the form "reaches X
+    by the horizon"; a noisy flat curve is "rising" by it too, which the claims' notes say with late_trend's point."""
+    trend = late_trend(steps, acc, window, level)
+    return trend is not None and trend[2] >= min_rise

@@ -92,10 +92,21 @@ def run_features(cfg: dict, members: int = 1) -> list[float]:
     return features(cfg["steps"], rows, n_params, n_eval, cfg["eval"]["every"], members, calls, n_train, flops_row)
 
 
-def run_seconds(cfg: dict, device: str | None = None, members: int = 1) -> float:
+TERMS = ("start", "steps", "compute", "evaluation", "measures")  # what run_terms() splits an estimate into
+
+
+def run_terms(cfg: dict, device: str | None = None, members: int = 1) -> dict[str, float]:
     """Estimated seconds of one run (or a stack of `members`) of a resolved config on `device` (default: the
-    config's; 'auto' reads as cpu); with no fit for the device, the CPU's (an upper bound for a GPU)."""
+    config's; 'auto' reads as cpu), term by term: the unit's start, its steps' fixed cost, their FLOPs, the
+    evaluation and the measures. With no fit for the device, the CPU's (an upper bound for a GPU); none: zeros."""
     dev = device or ("cpu" if cfg.get("device", "auto") == "auto" else cfg["device"])
-    x = run_features(cfg, members)
-    got = seconds(dev, x)
-    return got if got is not None else (seconds("cpu", x) or 0.0)
+    c = coefficients().get(dev) or coefficients().get("cpu")
+    if c is None:
+        return dict.fromkeys(TERMS, 0.0)
+    part = [a * b for a, b in zip(c["coef"], run_features(cfg, members))]
+    return dict(zip(TERMS, (part[0], part[1], part[2], part[3], sum(part[4:]))))
+
+
+def run_seconds(cfg: dict, device: str | None = None, members: int = 1) -> float:
+    """The sum of run_terms(): estimated seconds of one run (or a stack of `members`) of a resolved config."""
+    return float(sum(run_terms(cfg, device, members).values()))

@@ -98,10 +98,13 @@ def claims(u: dict, p: int, early: list | None = None) -> list[Claim]:
                     "generalization.", "U-Acc(transformer) - U-Acc(MLP) (seeds paired)", {"difference": gap},
                     lambda d: None if d is None else d > PARTLY, f"it is > {PARTLY}",
                     {"transformer/poly": tf, "mean difference": mean_ci([d for d in gap if d is not None])["mean"]})
-    c2.note = "; ".join(filter(None, [c2.note, f"the polynomial {POLY} is ours (004's text lost it; its code "
-                                      "defines 'xy' both as a^2+ab+b^2 and as (a+b)^2), at one training fraction "
-                                      f"(0.3; 004 speaks of Fig. 4's several) and p = {p}: another polynomial can "
-                                      "decide otherwise (the MED study's a^3+ab runs are one to compare)"]))
+    ours = (f"the polynomial {POLY} is ours (004's text lost it; its code defines 'xy' both as a^2+ab+b^2 and as "
+            f"(a+b)^2, a function of a + b, which the same MLP learns), at one training fraction (0.3; 004 speaks of "
+            f"Fig. 4's several) and p = {p}: another polynomial can decide otherwise (the MED study's a^3+ab runs are "
+            "one to compare)")
+    c2.note = "; ".join(filter(None, [c2.note, ours]))
+    c1.note = "; ".join(filter(None, [c1.note, ours, "the MLP is 004's released TwoLayerMLP (MLP/base.py) at "
+                                      "this profile's widths; 004's App. D runs no MLP to compare"]))
     both = {v: get(v) for v in ("transformer/add", "mlp/add")}
     c3 = every_seed("both_handle_addition", "Both models generalize on a + b.", "U-Acc", both,
                     lambda x: None if x is None else x >= SUCCEED, f"U-Acc >= {SUCCEED}",

@@ -46,7 +46,7 @@ from groklab.experiments.beyond.table1_published import TABLE, calibrated, publi
 from groklab.experiments.beyond.table1_strip67 import strip67
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed, trend
-from groklab.experiments.spec import Claim, RunSpec, seeded
+from groklab.experiments.spec import Claim, RunSpec, says, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import events
 from groklab.plots.curves import acc_grid
@@ -60,7 +60,8 @@ PAPER = ("With a random 30% split test accuracy rises near epoch 5,000 and reach
          "STRIP k = 67 grokking disappears. The ceiling is set by how the training set covers the test set "
          "within a Manhattan distance (Thm 3.10-3.12).")
 SQUARE, STRIP = (30, 35, 40, 45, 50, 55, 60), (67, 60, 50, 40)
-LABEL = {"square": "SQUARE", "strip": "STRIP", "strip_offset": "STRIP (004's STRIP-code ids, offset)"}
+LABEL = {"square": "SQUARE", "strip": "STRIP (operands sharing ids, as rec.py)",
+         "strip_offset": "STRIP (004's STRIP-code ids, offset)"}
 REACH = 0.99  # the random baseline "reaches 1"
 RHO = -0.5  # "falls as k grows": a clear negative rank correlation, not just a negative sign
 NOISE, NOISE_FLOOR = 2.0, 0.02  # "seed noise": 2 standard errors of the mean U-Acc, at least 2 points (1 seed: none)
@@ -216,6 +217,18 @@ def _plot(tab: pd.DataFrame, path: Path) -> list[Path]:
         return save(fig, path, pdf=True)
 
 
+def _encodings_said(c: dict) -> None:
+    """The STRIP fall is judged on shared ids (ours for every row); 004's STRIP code offsets the second operand's
+    ids, the encoding the k = 67 claim is judged on: what the fall reads there, said beside (a fresh read)."""
+    ours, off = c.get("strip_u_falls_with_k"), c.get("strip_offset_u_falls_with_k")
+    if ours is None or off is None or off.aggregate.get("rho") is None:
+        return
+    ours.note = "; ".join(filter(None, [ours.note, (
+        f"on shared operand ids (rec.py's and base.py's, ours for every row); on str.py's offset ids, the code behind "
+        f"Table 1's STRIP rows and the encoding strip67_disappears is judged on, the same fall "
+        f"{says((off.holds, off.reason))} (strip_offset_u_falls_with_k: rho {off.aggregate['rho']:.2g})")]))
+
+
 def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
     if tab.empty:
         return [Claim("table1", "Table 1's claims", "no runs", holds=None, reason="precondition",
@@ -245,6 +258,7 @@ def claims(tab: pd.DataFrame, profile: str = "paper") -> list[Claim]:
                           {"splits above on every seed": sum(lifted.values()), "splits": len(above),
                            "composition alone": [k for k, ok in lifted.items() if not ok]}))
     out += strip67(by, profile)  # "disappear": judged on str.py's offset ids (table1_strip67.py)
+    _encodings_said({c.id: c for c in out})
     excess = {f"{s} k={k}": r["U"] - r["ceiling"] for (s, k), r in by.items()}
     margin = {f"{s} k={k}": max(NOISE * (r["U_se"] or 0.0), NOISE_FLOOR) for (s, k), r in by.items()}
     ours = smallest_n({r: by[r]["U"] for r in by}, lambda r, n: by[r]["ceiling_by_n"][n - 1])

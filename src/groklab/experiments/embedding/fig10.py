@@ -16,7 +16,7 @@ from groklab.experiments.assumptions import TRAINED, Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.embedding.fig10_init import init_sigma
 from groklab.experiments.embedding.fig10_phases import by_setup, phases
-from groklab.experiments.embedding.fig10_ranks import DEFS, MATS, rank_curves, rank_of, rank_points  # noqa: F401
+from groklab.experiments.embedding.fig10_ranks import DEFS, LATER, MATS, rank_curves, rank_of, rank_points  # noqa: F401
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.levels import above, all_of, below
 from groklab.experiments.posthoc import Revision, revised
@@ -213,6 +213,8 @@ def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> 
                  "adam": below(f"{lr_id} adam", "Plain Adam's rank(EW) settles after generalization.",
                                f"{what}; |rank(EW) at the end - at t_test| / at t_test", after, trained(PLAIN), AFTER)}
         settles = _settles(parts["adam"], after, trained(PLAIN))
+        later = {n: _rel(pts, n, d, "EW", lambda _, b, c, *x: abs(c - x[1]) / x[1] if x[1:] and x[1] else None)
+                 for n in SETUPS}  # points without the later rank (older tables) read None there
         out += [
             judge(above(f"rank_EW_decreases[{d}]", f"rank(EW) decreases during training in every setup ({d}).",
                         f"{what} of EW; (first - last) / first", ew, trained(JUDGED), CHANGE, agg(ew)), JUDGED, unfit),
@@ -220,9 +222,9 @@ def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> 
                                 f"with grokking, in every setup ({d}).", f"{what} of W; (first - last) / first (the "
                                 "net decline; the phases need timing)", w, trained(JUDGED), CHANGE, agg(w)), JUDGED,
                           unfit), timing and timing[d]),
-            _stable(d, what, moved, {n: _rel(pts, n, d, "E", lambda a, _, c, m=None: None if m is None else m / a)
+            _stable(d, what, moved, {n: _rel(pts, n, d, "E", lambda a, _, c, m=None, *__: None if m is None else m / a)
                                      for n in SETUPS}, trained(JUDGED), unfit, agg),
-            judge(_only(lr_id, d, parts, settles), JUDGED, unfit),
+            judge(_later(_only(lr_id, d, parts, settles), later, agg), JUDGED, unfit),
         ]
     return out
 
@@ -241,6 +243,18 @@ def _settles(part: Claim, after: dict, cells: list) -> Claim | None:
     c = below(part.id, part.text, part.statistic, after, have, AFTER)
     if c.holds is True:
         c.inconclusive("precondition", f"{', '.join(n for n in cells if n not in have)}: no run generalizes")
+    return c
+
+
+def _later(c: Claim, later: dict, agg) -> Claim:
+    """Beside the claim, the same change read from t_test + LATER to the end (a fresh read, 2026-12-07: at t_test
+    plain Adam's rank is still collapsing, so its 'change after generalization' is mostly that collapse's end)."""
+    got = {n: v for n, v in agg(later).items() if v[0] is not None}
+    if got:
+        c.aggregate[f"|end - at t_test + {LATER}| / at t_test + {LATER} (a later reading, not judged)"] = got
+        c.note = "; ".join(filter(None, [c.note, f"read from t_test + {LATER:,} steps to the end (after a collapse "
+                                         "that can run past t_test): " + ", ".join(f"{n} {v[0]:.2f}"
+                                                                                   for n, v in got.items())]))
     return c
 
 

@@ -93,7 +93,8 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = draw(df, out, "birnn", "002 Fig 6: BiRNN", list(cells("quick")))
-    return figs, claims(table(df, TIMES + ("drops", "final_test", "max_test", "u_acc", "rising_test")))
+    return figs, claims(table(df, TIMES + ("drops", "final_test", "max_test", "u_acc", "rising_test", "final_train",
+                                           "late_rise_test")))
 
 
 def claims(t: dict) -> list[Claim]:
@@ -142,8 +143,22 @@ def _decay(t: dict) -> Claim:
             for c, vals in t["final_test"].items()}
     c = within("weight_decay_changes_little", text, "final test accuracy (a run still rising where it ended: a "
                "lower bound)", ends, "adamw", "a0.3", 0.05, floor=0.9)
-    c.note = "; ".join(filter(None, [c.note, RELEASE]))
+    c.note = "; ".join(filter(None, [c.note, _adamw_ends(t), RELEASE]))
     return revised(c, old, FLAT_ENDS)
+
+
+def _adamw_ends(t: dict) -> str:
+    """What AdamW's 'still rising' ends are (a fresh read, 2026-12-07): the fitted rise over each run's last
+    quarter with the train accuracy it reached -- a flat, unfit curve flagged by the noise of its interval."""
+    rise = [x for x in t.get("late_rise_test", {}).get("adamw", []) if x is not None]
+    train = [x for x in t.get("final_train", {}).get("adamw", []) if x is not None]
+    if not rise or not train:
+        return ""
+    flat = max(abs(x) for x in rise) < 0.05
+    return (f"AdamW's test accuracy rises {min(rise):+.3f} to {max(rise):+.3f} over each run's last quarter (fitted "
+            f"point; its interval is what flags it still rising) and its train accuracy ends at {min(train):.2f}-"
+            f"{max(train):.2f}" + (": flat and unfit, not cut off mid-rise -- the end state, not the horizon, "
+                                   "separates it from Adam" if flat and max(train) < 0.99 else ""))
 
 
 def _neither_fits(c: Claim, t: dict) -> Claim:
