@@ -226,14 +226,14 @@ def test_fig4_skew_claim_is_judged_on_the_skew_the_runs_train_with():
     """Skewed runs far below random: judged whatever their rarest token keeps (§5.1's skew on a leaves every token
     ~n/p rows as operand b), the rare-token gate of 2026-11-26 beside it (post hoc since 2026-12-07)."""
     t = _fig4(lambda sp, B: None if sp == "skewed" else 300, lambda sp: 0.4 if sp == "skewed" else None)
-    assert _judge4(t, rows=fig4.RARE)["skewed_fits_but_generalizes_worse"].holds is True
+    assert _judge4(t, rows=fig4.emb.RARE)["skewed_fits_but_generalizes_worse"].holds is True
     c = _judge4(t, rows=29)["skewed_fits_but_generalizes_worse"]
     assert c.holds is True and c.aggregate["skewed: rarest token's training rows"] == [29] * 18
     assert "0 of 18 skewed runs leave a token in <= 5 training rows (rarest: 29-29" in c.note, c.note
     assert "it is inconclusive" in c.note and "2026-12-07" in c.post_hoc["rule"]
     assert c.post_hoc["since"] == "2026-11-26" and "below random" in c.post_hoc["replaced"]  # the first rule
     rare = {r: 2 for r in t["run"] if "/skewed/" in r}
-    rare["mul/b512/skewed/s1"] = fig4.RARE + 1
+    rare["mul/b512/skewed/s1"] = fig4.emb.RARE + 1
     c = {x.id: x for x in fig4.claims(t, rare=rare)}["skewed_fits_but_generalizes_worse"]
     assert c.holds is True and "17 of 18 skewed runs leave a token" in c.note, c.note
 

@@ -18,15 +18,7 @@ from groklab.experiments.claims import (
     shown,
     time_claim,
 )
-from groklab.experiments.embedding.profile import (
-    RARE,
-    RARE_TOKENS,
-    SKEW,
-    WD_MODE,
-    base_overrides,
-    needs_rare,
-    rare_rows,
-)
+from groklab.experiments.embedding import profile as emb  # the shared settings and the rare-token gate
 from groklab.experiments.levels import all_of, every_seed
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
@@ -46,12 +38,12 @@ MARGIN = 0.25  # "nearly as effective": random's t_test at most 25% later than u
 # quick uses lr 0.01: at lr 1e-3, p = 47, batch 64, add had not generalized after 5000 steps
 QUICK = ["optim.lr=0.01", "steps=4000"]
 PAPER_SIZES = ["optim.lr=0.001", "steps=30000", "eval.every=100", "stop.patience=2000"]
-ASSUMPTIONS = [SKEW, WD_MODE,
+ASSUMPTIONS = [emb.SKEW, emb.WD_MODE,
                Assumption("steps", "steps", "30000", "not stated; Fig. 4's x-axis is logarithmic up to ~10^4-10^5")]
 
 
 def runs(profile: str, seeds: int) -> list[RunSpec]:
-    base = base_overrides(profile, QUICK, PAPER_SIZES)
+    base = emb.base_overrides(profile, QUICK, PAPER_SIZES)
     return grid_runs({f"{task}/b{B}/{split}": [f"task={task}", f"batch_size={B}", f"split={split}"]
                       for task in TASKS for B in BATCHES for split in SPLITS}, base, seeds)
 
@@ -62,7 +54,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
         figs = acc_grid(df, out / "fig4", rows="batch_size", cols="task.name", line="split.name",
                         title=f"Fig. 4: sampling strategies (Adam lr {df['optim.lr'].iloc[0]:g})",
                         order={"split.name": list(SPLITS), "batch_size": list(BATCHES)})
-    judged = claims(run_table(df), run_table(df, test_thr=0.95), rare=rare_rows(df, out))
+    judged = claims(run_table(df), run_table(df, test_thr=0.95), rare=emb.rare_rows(df, out))
     if profile == "quick":  # the quick sizes dilute the token imbalance the sentence is about: said beside
         judged[0].note = "; ".join(filter(None, [judged[0].note, "the quick profile trains half of the p = 47 table "
                                                  "at lr 0.01 (Fig. 4: 30% of p = 97 at lr 1e-3), so a random split "
@@ -124,22 +116,22 @@ PLATEAU = Revision("2026-11-28", f"also a final train - test gap >= {GAP} on eve
 
 # §5.1 defines the skewed split as "a bias in the combinations of a"; no skew of a alone can leave a token in <= RARE
 # rows (as operand b each keeps ~n/p), so the rare-token gate (2026-11-26) made the paper's own design unjudgeable
-SKEW_OF_A = Revision("2026-12-07", f"judged on the skew the runs train with; whether it leaves a token in <= {RARE} "
-                     "training rows said beside, not a gate", f"inconclusive (precondition) unless every skewed "
-                     f"run's split leaves some token in <= {RARE} training rows (2026-11-26)",
+SKEW_OF_A = Revision("2026-12-07", "judged on the skew the runs train with; whether it leaves a token in <= "
+                     f"{emb.RARE} training rows said beside, not a gate", "inconclusive (precondition) unless "
+                     f"every skewed run's split leaves some token in <= {emb.RARE} training rows (2026-11-26)",
                      "a fresh read (2026-12-07): the gate cannot be met by the skew on a that §5.1 defines")
 
 
-GATE = replace(RARE_TOKENS, replaced="final test accuracy below random's, on any skewed split")
+GATE = replace(emb.RARE_TOKENS, replaced="final test accuracy below random's, on any skewed split")
 
 
 def _ungated(c3: Claim, rare: dict[str, int]) -> Claim:
     """`c3` judged on every skewed run, the rare-token gate's verdict beside it (post hoc since SKEW_OF_A)."""
-    gated = needs_rare(deepcopy(c3), rare)
+    gated = emb.needs_rare(deepcopy(c3), rare)
     c3.aggregate["skewed: rarest token's training rows"] = sorted(rare.values())
     if rare:
-        few = sum(n <= RARE for n in rare.values())
-        c3.note = "; ".join(filter(None, [c3.note, f"{few} of {len(rare)} skewed runs leave a token in <= {RARE} "
+        few = sum(n <= emb.RARE for n in rare.values())
+        c3.note = "; ".join(filter(None, [c3.note, f"{few} of {len(rare)} skewed runs leave a token in <= {emb.RARE} "
                                           f"training rows (rarest: {min(rare.values())}-{max(rare.values())}; a skew "
                                           "on a alone, ours exp(-3a/(p-1)), leaves every token ~n/p rows as operand "
                                           "b); a heavier skew, on a + b, is the paper profile's arm (skew)"]))
