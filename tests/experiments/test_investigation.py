@@ -87,6 +87,16 @@ def test_cyclic_embedding_claim_on_known_embeddings():
     assert not holds(rand[::-1]) and not holds([0.9])  # random stays random; one seed gives no verdict
 
 
+def test_the_sharp_cone_is_not_judged_and_the_curvature_ratio_is_a_measurement():
+    from groklab.experiments.investigation import landscape
+
+    out = landscape.claims({"ratio": [40.0, 55.0, 70.0]}, {}, [])
+    paper, ratio = out[0], out[-1]
+    assert paper.id == "sharp_basin_along_singular_directions" and paper.holds is None
+    assert paper.reason == "precondition" and "anisotropy" in paper.note and paper.post_hoc["verdict"] == "holds"
+    assert ratio.id.endswith("[anisotropy]") and ratio.holds is True
+
+
 def test_a_norm_peak_one_eval_after_t_test_is_the_same_peak():
     from groklab.experiments.investigation import landscape
 

@@ -32,8 +32,8 @@ Differences from the paper and its released code:
   rng.normal(*w.shape) draws one number, mean 128) times scales in [0, 0.01), and plots log10 loss vs sigma_1.
 - That loss is over the whole p^2 table with the operand y as target, not (x + y) mod p (unperturbed: 72.7); ours
   uses the training loss with its labels.
-- 002 never compares top-singular with random directions: "sharp" as curvature ratio > 1 is ours (quotes.yaml:
-  MISREAD, it tests anisotropy); "ridges around it" is not tested.
+- 002 never compares top-singular with random directions: the curvature ratio is a measurement of anisotropy
+  ([anisotropy]); "sharp conic area ... with ridges" has no baseline in 002 and is not judged (since 2026-12-07).
 - Panel g: the release sums per-tensor Frobenius norms of minibatch gradients over tensors and over each epoch's
   7 batches, with a linear2 curve; ours: the full training-set gradient's 2-norm at each eval (linear1 = block W).
 - The text calls g "the 2-norm of overall parameters" (a weight norm): judged as weight_norm_peaks_then_falls.
@@ -42,11 +42,12 @@ Differences from the paper and its released code:
 - Panel b: the release joins n and n + 11 (hard-coded, the step of its run); ours n and n + k^-1 mod p for E's
   strongest frequency k. "Cyclic" as the 5-frequency energy share > 0.5 (and above init): ours.
 - Not reproduced: panel d (output-weight columns of norm > 0.7); the "sparse structures" are measured, not judged.
-- Seeds: the release seeds 42, one run; ours 5 (quick) / 3 (paper) seeds, split seed = init seed.
+  Seeds: the release seeds 42, one run; ours 5 (quick) / 3 (paper), split seed = init seed.
 """
 from __future__ import annotations
 
 import math
+from copy import deepcopy
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,8 @@ from groklab.experiments.investigation.norm_readings import (
 )
 from groklab.experiments.investigation.profile import CODE_STEPS, GROKS_QUICK, GROKS_QUICK_STEPS, budget, code_mlp
 from groklab.experiments.levels import above, all_of, contrast, every_seed
-from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of
+from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.spec import Claim, RunSpec, grid_runs, seed_of, verdict_of
 from groklab.experiments.variants import per_variant
 from groklab.measures.fourier import fourier_spectrum, key_frequencies
 from groklab.measures.geometry import tsne_2d
@@ -197,6 +199,7 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                   "of the two) / the mean over 8 Gaussian directions in the same layers", {"ratio": v.get("ratio", [])},
                   ["ratio"], 1.0)
     sharp.per_seed = {k: v.get(k, []) for k in ("ratio", "k_sv", "k_rand", "sparse_init", "sparse_final")}
+    sharp = _anisotropy(sharp)
     rows = list(peak.values())
     seeds = [(s, f, t) for (s, f, *_), t in zip(rows, t_test)]  # (peak step, final / peak, t_test)
     grads = every_seed("grad_norm_peaks_then_falls", "The gradient norm grows while over-fitting and falls as "
@@ -246,7 +249,26 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
             grads = timed_primary(grads, rows, t_train, onset, t_test, grid, alts.get("grads"))
         if medians:  # since 2026-12-07 (second change): stage medians, primary (norm_readings.SMOOTHED)
             grads = smoothed_primary(grads, medians, alts.get("grads"))
-    return [sharp, grads, norm, cyclic]
+    return [sharp[0], grads, norm, cyclic, sharp[1]]  # the paper claims first, in their order
+
+
+ANISOTROPY = Revision("2026-12-07", "the curvature ratio a measurement ([anisotropy]); the paper claim inconclusive "
+                      "(precondition: no baseline for 'sharp', ridges not measured)", "the ratio > 1 judged as "
+                      "002's 'sharp conic area'", "a fresh read: the ratio tests anisotropy against 002's own "
+                      "Gaussian probe, not sharpness (quotes.yaml had called it a misread)")
+
+
+def _anisotropy(sharp: Claim) -> list[Claim]:
+    """(the paper claim, not judged; the ratio as the [anisotropy] measurement)."""
+    ratio = deepcopy(sharp)
+    ratio.id, ratio.text = f"{sharp.id}[anisotropy]", ("Measurement: the train loss curves more along the weights' "
+                                                       "top singular directions than along random Gaussian ones.")
+    why = ("002 states no baseline for 'sharp' and never measures the 'ridges'; the curvature along the top singular "
+           "direction over random Gaussian directions (002's own probe) measures anisotropy, not a sharp cone: the "
+           f"[anisotropy] measurement ({verdict_of(ratio.holds, ratio.reason)})")
+    paper = Claim(sharp.id, sharp.text, sharp.statistic, sharp.per_seed, sharp.aggregate).inconclusive("precondition",
+                                                                                                    why)
+    return [revised(paper, sharp, ANISOTROPY), ratio]
 
 
 def draw(f: dict, df, path: Path) -> list[Path]:
