@@ -29,9 +29,16 @@ def claim(holds, reason="", note=""):
 
 
 def test_same_verdict_stands_and_says_so():
-    c = combine(claim(True), claim(True), LR)
+    other = Claim("c", "text", "rule", {"a": [2.0]}, {"mean": 2.0}, True)
+    c = combine(claim(True), other, LR)
     assert c.holds is True and not c.depends_on and "the same with optim.lr=0.001" in c.note
     assert c.sensitivity["optim.lr"]["verdict"] == "holds"
+    # an arm that gives the claim its very values (its cells untrained there, or values the setting cannot move,
+    # as an init read at step 0): said so, not "the same"
+    assert "optim.lr=0.001 gives this claim the very same values" in combine(claim(True), claim(True), LR).note
+    # both undecided alike: the arm supports nothing
+    both = combine(claim(None, "censored"), Claim("c", "t", "r", {"a": [3.0]}, {}, None, reason="censored"), LR)
+    assert "also inconclusive (censored): it confirms nothing" in both.note
 
 
 def test_different_decided_verdicts_keep_ours_and_mark_the_dependence():

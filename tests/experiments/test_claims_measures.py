@@ -229,6 +229,8 @@ def test_fig11_claims_on_key_shares_in_token_and_dlog_order():
     assert c["add_peaked_token"].holds and not c["mul_peaked_token"].holds and c["mul_peaked_dlog"].holds
     assert c["add_peaked_vs_div_token"].holds and c["mul_peaked_vs_div_dlog"].holds
     assert not c["mul_peaked_vs_div_token"].holds  # 0.22 vs 0.21: the CI of the difference straddles 0
+    said = c["mul_peaked_vs_div_token"].note  # it fails for want of mul's peaks: both levels said, and dlog's
+    assert "mul 0.223 and div 0.213 sit alike" in said and "mul 0.980, div 0.400" in said
     assert c["mul_peaked_dlog"].aggregate["threshold"] == fig11.PEAKED and c["mul_peaked_dlog"].per_seed == {
         "mul": [0.97, 0.99, 0.98]}
     per["dlog"]["div"] = [0.96, 0.99, 0.97]  # div as peaked as mul in its own order: not "more diffuse"

@@ -157,8 +157,14 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
     there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note,
              "per_seed": alt.per_seed}  # the arm's own values: what a reader cites beside the verdict
     claim.sensitivity[a.field] = there
-    if alt.holds == claim.holds and (alt.holds is not None or alt.reason == claim.reason):
+    same = (alt.holds, alt.reason) == (claim.holds, claim.reason)
+    # the very values: the arm trains none of the claim's cells, or the setting cannot move them (an init at step 0)
+    if same and alt.per_seed == claim.per_seed and alt.aggregate == claim.aggregate:
+        said = f"{a.field}={a.other} gives this claim the very same values: it tests nothing here"
+    elif alt.holds == claim.holds and alt.holds is not None:
         said = f"the same with {a.field}={a.other}{fewer}"
+    elif alt.holds is None and claim.holds is None and alt.reason == claim.reason:  # undecided alike: no support
+        said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: it confirms nothing"
     elif alt.holds is not None and claim.holds is not None:
         claim.depends_on.append(a.field)
         said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}"

@@ -204,6 +204,7 @@ def _balances(t, rule: str) -> Claim:
                                         f"t_test = first eval step with test acc >= {HIGH}", NEAR - 1)
     c = all_of("c10_balances", "c = 10 balances convergence speed and stability on every task.",
                parts if len(stable) == len(TASKS) else {})
+    c.note = "; ".join(filter(None, [c.note, _unstable_kinds(ten)]))
     c.per_seed = {**shown, **c.per_seed}
     c.aggregate.update({"fastest other stable c": against, **by_c})
     # stability is an absence: say how long after grokking it was watched (a collapse can come later)
@@ -213,6 +214,18 @@ def _balances(t, rule: str) -> Claim:
                                                  f"{max(watched):.0f} x their t_test (no early stop): a collapse "
                                                  "after that is not seen"]))
     return c
+
+
+def _unstable_kinds(ten: list[dict]) -> str:
+    """c = 10's unstable runs by kind (a fresh read, 2026-12-07): a collapse after grokking (its lowest test
+    accuracy) or no grokking at all -- the rule counts both as unstable."""
+    fell = [m for d in ten for m, n, s in zip(d["min_after"], d["collapses"], d["stable"]) if not s and n]
+    never = sum(1 for d in ten for x, s in zip(d["t_test"], d["stable"]) if not s and (x is None or x != x))
+    if not fell and not never:
+        return ""
+    return (f"c = 10's unstable runs: {len(fell)} collapse after grokking" + (
+        f" (lowest test accuracy {min(fell):.2f}-{max(fell):.2f})" if fell else "")
+            + f", {never} never reach test accuracy {HIGH} (the rule counts both)")
 
 
 def _large(cells: dict, shown: dict, rule: str) -> Claim:
