@@ -65,9 +65,10 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=2001)  # the steady step must stand out of process noise
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    if a.repeats < 1 or a.steps < 2:
-        print("start_cost: --repeats must be >= 1 and --steps >= 2", file=sys.stderr)
-        return 2
+    for name, value, least in (("--repeats", a.repeats, 1), ("--steps", a.steps, 2)):
+        if value < least:
+            print(f"start_cost: {name}={value}: must be an integer >= {least}", file=sys.stderr)
+            return 2
     from groklab.engine.machine import describe
 
     doc = {**measure(a.device, a.repeats, a.steps), "machine": describe(), "by": "benchmarks/start_cost.py",

@@ -10,7 +10,7 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from groklab.measures.curves import RISING_MIN, grok_events, late_trend
+from groklab.measures.curves import grok_events, late_trend, rising
 
 INF = math.inf
 ALPHA = 0.05  # the error rate of one look at a study's runs
@@ -67,7 +67,7 @@ def run_table(df: pd.DataFrame, train_thr: float = 0.99, test_thr: float = 0.99,
         trend = late_trend(steps[a:b], test[a:b])  # once: still_rising's rule on it, and its point beside
         row.update({"last_step": int(steps[b - 1]), "final_train": float(train[b - 1]),
                     "final_test": float(test[b - 1]), "max_test": float(test[a:b].max()),
-                    "rising_test": trend is not None and trend[2] >= RISING_MIN,
+                    "rising_test": rising(trend),
                     "late_rise_test": None if trend is None else trend[0]})
         rows.append(row)
     return pd.DataFrame(rows)

@@ -205,5 +205,9 @@ def still_rising(steps: Sequence[int], acc: Sequence[float], window: float = RIS
     interval's lower end above 0 to count as rising, and a noisy late rise of +0.02-0.03 counted as failed). Fewer
     than 4 evals in the window: False (no trend can be read). The same rule for every claim of the form "reaches X
     by the horizon"; a noisy flat curve is "rising" by it too, which the claims' notes say with late_trend's point."""
-    trend = late_trend(steps, acc, window, level)
+    return rising(late_trend(steps, acc, window, level), min_rise)
+
+
+def rising(trend: tuple[float, float, float] | None, min_rise: float = RISING_MIN) -> bool:
+    """still_rising's rule on a late_trend() already computed: its interval's upper end reaches `min_rise`."""
     return trend is not None and trend[2] >= min_rise

@@ -1,7 +1,6 @@
 """Fig. 6 of paper 000: Adam vs Adam-LR (embedding lr x c) on add, sub, mul, div at lr 0.01, batch 512."""
 from __future__ import annotations
 
-import re
 from copy import deepcopy
 from dataclasses import replace
 from pathlib import Path
@@ -71,13 +70,16 @@ def claims(t, t95=None) -> list[Claim]:
                                   {task: cells[task]}, (variant, "adam"), EVENT.format(0.99), one))
         out.append(time_claim(f"{variant}_faster_all", f"{_name(variant)} groks faster than Adam on all four tasks.",
                               cells, (variant, "adam"), EVENT.format(0.99), alt))
+    judged = []
     for c in out:  # a run that never reaches 0.99 is censored: say what it did instead, per arm
         tasks = TASKS if c.id.endswith("_all") else [c.id.rsplit("_", 1)[1]]
         variant = c.id.rsplit("_faster_", 1)[0]
         said = [m for task in tasks for arm, where in ((variant, VARIANTS[variant]), ("adam", ADAM))
                 for m in [_missed(t, task, where, arm)] if m]
-        c.note = "; ".join(filter(None, [c.note, *said, _bar(c, tasks, variant)]))
-    return [_never(c) for c in out]
+        near = _near(c, tasks, variant)
+        c.note = "; ".join(filter(None, [c.note, *said, _bar(c, near, variant)]))
+        judged.append(_never(c, [k for k, down in near.items() if down], variant))
+    return judged
 
 
 # Since 2026-12-07 (a seventeenth fresh read: "underpowered" at 30 runs an arm misnamed why add stayed open): where
@@ -87,36 +89,39 @@ NEVER = Revision("2026-12-07", "inconclusive (censored) where runs that never re
                  "reach 0.99; too few seeds is not why the cell stays open")
 
 
-def _never(c: Claim) -> Claim:
-    if c.holds is not None or c.reason != "underpowered" or "hold P down" not in c.note:
+def _never(c: Claim, held: list[str], variant: str) -> Claim:
+    """`c` relabelled (NEVER) where its undecided cells `held` are held down by runs that never reach 0.99."""
+    if c.holds is not None or c.reason != "underpowered" or not held:
         return c
-    variant = c.id.rsplit("_faster_", 1)[0]
     lead = []
-    for task in TASKS:
-        a, t = c.aggregate.get(task, {}), c.per_seed.get(f"{task} {variant}", [])
-        if a.get("p") is not None and re.search(rf"\b{task}: P = [^;]*hold P down", c.note):
-            lead.append(f"{task}: {_name(variant)} is faster in median ({a[f'median {variant}'][0]:,.0f} against "
-                        f"{a['median adam'][0]:,.0f} steps) but {sum(x is None for x in t)} of {len(t)} of its runs "
-                        "never reach 0.99 (right-censored at the horizon)")
+    for task in held:
+        a, t = c.aggregate[task], c.per_seed.get(f"{task} {variant}", [])
+        lead.append(f"{task}: {_name(variant)} is faster in median ({a[f'median {variant}'][0]:,.0f} against "
+                    f"{a['median adam'][0]:,.0f} steps) but {sum(x is None for x in t)} of {len(t)} of its runs never "
+                    "reach 0.99 (right-censored at the horizon)")
     old = deepcopy(c)
     note, c.note = c.note, ""
     c.inconclusive("censored", "; ".join([*lead, note]))
     return revised(c, old, NEVER)
 
 
-def _bar(c: Claim, tasks, variant: str) -> str:
-    """Where an undecided cell leans the claimed way with p <= 0.05 but above the looks' bar: the bar decides it,
-    and the runs that never reach 0.99 (said beside) pull P down, not too few seeds (a fresh read, 2026-12-06)."""
+def _near(c: Claim, tasks, variant: str) -> dict[str, bool]:
+    """Undecided cells that lean the claimed way with p <= 0.05 but above the looks' bar -> whether runs that never
+    reach 0.99 (pairs left open or lost) hold their P down, rather than overlapping times."""
     if c.holds is not None or alpha() >= 0.05:
-        return ""
+        return {}
     near = [k for k in tasks for a in [c.aggregate.get(k, {})] if a.get("p") is not None
             and alpha() < a["p"] <= 0.05 and a.get(f"P({variant} first)", 0) > 0.5]
+    return {k: any(x is None for v in c.per_seed.items() if v[0].startswith(k) for x in v[1]) for k in near}
+
+
+def _bar(c: Claim, near: dict[str, bool], variant: str) -> str:
+    """Where an undecided cell leans the claimed way with p <= 0.05 but above the looks' bar (`near`): the bar
+    decides it, and the runs that never reach 0.99 (said beside) pull P down, not too few seeds (a fresh read)."""
     said = []
-    for k in near:
+    for k, down in near.items():
         a = c.aggregate[k]
-        # what holds P down: runs that never reach 0.99 (pairs left open or lost) where some do, else overlap
-        why = ("runs that never reach 0.99 hold P down" if any(x is None for v in c.per_seed.items()
-                                                              if v[0].startswith(k) for x in v[1])
+        why = ("runs that never reach 0.99 hold P down" if down
                else "every run reaches 0.99 and the two arms' times overlap: more seeds could settle it")
         said.append(f"{k}: P = {a['P(' + variant + ' first)']:.2f}, p = {a['p']:.3g} ({why})")
     return (f"{'; '.join(said)}: within 0.05 on one look, not within the bar {alpha():.3g} of the looks at these "
