@@ -76,9 +76,8 @@ def claims(t, t95=None) -> list[Claim]:
         variant = c.id.rsplit("_faster_", 1)[0]
         said = [m for task in tasks for arm, where in ((variant, VARIANTS[variant]), ("adam", ADAM))
                 for m in [_missed(t, task, where, arm)] if m]
-        near = _near(c, tasks, variant)
-        c.note = "; ".join(filter(None, [c.note, *said, _bar(c, near, variant)]))
-        judged.append(_never(c, [k for k, down in near.items() if down], variant))
+        c.note = "; ".join(filter(None, [c.note, *said, _bar(c, tasks, variant)]))
+        judged.append(_never(c, [k for k, down in _near(c, tasks, variant).items() if down], variant))
     return judged
 
 
@@ -115,11 +114,11 @@ def _near(c: Claim, tasks, variant: str) -> dict[str, bool]:
     return {k: any(x is None for v in c.per_seed.items() if v[0].startswith(k) for x in v[1]) for k in near}
 
 
-def _bar(c: Claim, near: dict[str, bool], variant: str) -> str:
-    """Where an undecided cell leans the claimed way with p <= 0.05 but above the looks' bar (`near`): the bar
+def _bar(c: Claim, tasks, variant: str) -> str:
+    """Where an undecided cell leans the claimed way with p <= 0.05 but above the looks' bar (_near): the bar
     decides it, and the runs that never reach 0.99 (said beside) pull P down, not too few seeds (a fresh read)."""
     said = []
-    for k, down in near.items():
+    for k, down in _near(c, tasks, variant).items():
         a = c.aggregate[k]
         why = ("runs that never reach 0.99 hold P down" if down
                else "every run reaches 0.99 and the two arms' times overlap: more seeds could settle it")
