@@ -74,7 +74,7 @@ def test_table1_claims_on_synthetic_rows():
         cut = cut if cut is not None else [False] * len(us)
         share = None if split == "random" else 0.5  # composition alone: 0.5 + 0.5 / 97
         return {"split": split, "k97": k, "U_per_seed": us, "GO_per_seed": gos, "U": sum(us) / len(us), "p": 41,
-                "L_per_seed": us, "last_per_seed": [15000] * len(us),
+                "L_per_seed": us, "last_per_seed": [15000] * len(us), "horizon": 15000,
                 "cut_per_seed": cut, "U_se": 0.01, "grokked": sum(g is not None for g in gos), "ceiling": ceiling,
                 "ceiling_by_n": [min(1.0, ceiling * n / 5) for n in range(1, 21)],
                 "H_per_seed": hs if share else [None] * len(us), "H": sum(hs) / len(hs) if share else None,
@@ -127,12 +127,21 @@ def test_table1_claims_on_synthetic_rows():
     assert gone.post_hoc["verdict"] == "depends on an unstated setting (encoding)" and "slow drift" in gone.note
     assert c67["strip_shared_ids67_disappears"].holds is False
     assert gone.sensitivity["encoding=own ids"]["verdict"] == "holds"
-    # at the quick profile (p = 41, k scaled) k = 67's geometry is not 004's: inconclusive there, post hoc; the
-    # first rule's verdict (shared ids, judged at p = 41 too) beside
+    # at the quick profile (p = 41, k scaled) judged at the scale-down as every quick claim (since SCALED, 12-07);
+    # from AT_97 until then inconclusive (precondition) there, said beside; the first rule's verdict kept
     quick = {x.id: x for x in table1.claims(pd.DataFrame(rows[:j67] + [drift] + rows[j67 + 1:]), "quick")}
-    assert all(quick[k].reason == "precondition" for k in quick if "67_disappears" in k)
+    assert quick["strip67_disappears"].holds is True and quick["strip_shared_ids67_disappears"].holds is False
     assert quick["strip67_disappears"].post_hoc["verdict"] == "depends on an unstated setting (encoding)"
-    assert "2026-12-07" in quick["strip67_disappears"].post_hoc["rule"]
+    assert "then, 2026-12-07: judged at the quick profile's scale-down" in quick["strip67_disappears"].post_hoc["rule"]
+    assert "judged at p = 97 only (the quick profile inconclusive, precondition)) it is inconclusive (precondition)" \
+        in quick["strip67_disappears"].note, quick["strip67_disappears"].note
+    assert "slow drift" not in quick["strip67_disappears"].note  # p = 97's reading of the shared-id GOs, not p = 41's
+    # every offset run stopped early without a GO (the quick archive): censored, and said with where they stopped
+    stopped = dict(rows[i67], cut_per_seed=[True, True], last_per_seed=[4500, 8600])
+    quick = {x.id: x for x in table1.claims(pd.DataFrame(rows[:i67] + [stopped] + rows[i67 + 1:]), "quick")}
+    assert quick["strip67_disappears"].reason == "censored"
+    said = quick["strip67_disappears"].note
+    assert "every run stopped early (the plateau rule) at 4,500-8,600 of 15,000 steps" in said
     assert c["strip67_disappears"].depends_on == [] and c["strip67_disappears"].post_hoc["verdict"] == "holds"
     rows[1] = row("square", 30, [0.99, 0.98], [500, 500], ceiling=0.8)  # 0.19 above its ceiling
     c = {x.id: x for x in table1.claims(pd.DataFrame(rows))}

@@ -103,6 +103,7 @@ def test_fig6_undecided_by_runs_that_never_reach_the_level_says_censored_first()
     assert c.holds is None and c.reason == "censored", (c.holds, c.reason, c.note)
     assert c.note.startswith("add: Adam-LR (c = 10) is faster in median") and "2 of 8 of its runs never" in c.note
     assert c.post_hoc["verdict"] == "inconclusive (underpowered)"
+    assert "(failures: 2 stall below it and no longer rise), counted slower than every run" in c.note, c.note
 
 
 def _fig2(no_emb_add_final, mul_emb_t_test, add_test_at=100):

@@ -47,6 +47,13 @@ def test_fig12_delay_says_the_rare_token_count_beside():
     assert c["grokking_persists_random"].holds  # the random-split claim does not rest on the skew
     lean = _fig12(lambda lr, B, sp, s: (100, 400 + 50 * s if sp == "skewed" else 500 + 50 * s))
     assert "the runs lean the other way" in lean["skewed_delays_generalization"].note
+    assert "below in 6 of 6 cells" in lean["skewed_delays_generalization"].note
+    # each cell said: one decided the claimed way with its censored skewed run, the rest leaning the other way
+    mixed = _fig12(lambda lr, B, sp, s: (100, ((None if s == 0 else 1500) if sp == "skewed" else 500 + 50 * s))
+                   if (lr, B) == (0.01, 256) else (100, 400 + 50 * s if sp == "skewed" else 500 + 50 * s))
+    note = mixed["skewed_delays_generalization"].note
+    assert "lr0.01/b256 1.00 (random first beyond noise, 1 of 3 skewed never reach it)" in note, note
+    assert "above 1/2 in 1, below in 5 of 6 cells: the runs lean the other way" in note
 
 
 def test_fig12_claims_fail_in_one_cell():

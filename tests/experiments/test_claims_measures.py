@@ -86,6 +86,13 @@ def test_fig3_unevenness_decides_not_the_share_of_empty_cells():
     c = {x.id: x for x in fig3.claims(share, {"uniform": [0.05, 0.06], "skewed": [0.03, 0.04]})}
     x = c["skewed_sparser_than_uniform"]
     assert x.holds is False and "unevenly" in x.text and "holds" in x.note
+    # what the unevenness means in batches: the rarest and commonest token's presence, said per split
+    assert fig3.presence(skew) == (0.2, 1.0) and fig3.presence(np.zeros((0, 4))) is None
+    seen = {"skewed": [(0.64, 1.0), (0.8, 0.99)], "uniform": [(0.84, 0.97), (0.89, 0.98)]}
+    x = {x.id: x for x in fig3.claims(share, {"uniform": [0.05, 0.06], "skewed": [0.03, 0.04]}, None, seen)}
+    said = x["skewed_sparser_than_uniform"].note
+    assert ("skewed: the rarest token gets a gradient in 64%-80% of measured batches, the commonest in 99%-100% "
+            "(over 2 runs); uniform: the rarest token gets a gradient in 84%-89%") in said
 
 
 def test_fig10_init_claim_is_judged_under_the_init_the_sentence_states():

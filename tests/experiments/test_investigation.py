@@ -440,6 +440,15 @@ def test_a_claim_the_data_could_not_contradict_is_inconclusive_and_says_so():
     lagged = birnn._fit_first(lambda: below("no_grokking_gap", "", "lag", t["lag"], ["a0.3"], 0.0), t, ["a0.3"])
     assert lagged.holds is None and lagged.reason == "precondition" and lagged.post_hoc["verdict"] == "holds"
     assert "3 of 3 runs never fit" in lagged.note
+    assert "judged on every run anyway (a run never fit contributing its bound), the rule holds" in lagged.note
+    # the fit-free reading beside: both accuracies at 0.5, from the runs' curves (none fits to 0.99)
+    curves = [{"run": f"a0.3/s{s}", "step": step, "train/acc": min(1.0, step / (800 + 100 * s)) * 0.97,
+               "test/acc": min(1.0, max(0.0, step - 100 * (s + 1)) / (800 + 100 * s)) * (0.95 - 0.01 * s)}
+              for s in range(3) for step in range(0, 3001, 50)]
+    half = birnn.in_step(pd.DataFrame(curves))
+    said = birnn._in_step_said(lagged, half, ["a0.3"]).note
+    assert "on 3 of 3 runs test accuracy crosses 0.5 100-300 steps after train accuracy does" in said, said
+    assert "ends 0.02-0.04 below train accuracy (median 0.03): the two rise in step" in said
 
 
 def test_landscape_plateau_reading_of_the_over_fitting_stage():

@@ -119,7 +119,7 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
                      "U_per_seed": [round(x, 4) for x in g["u_or_max"]],
                      "L_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_or_min"]],
                      "L_go_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["l_acc"]],  # until 12-06
-                     "last_per_seed": [int(x) for x in g["last_step"]],
+                     "last_per_seed": [int(x) for x in g["last_step"]], "horizon": int(g["steps"].max()),
                      "H": h["mean"], "H_lo": h["lo"], "H_hi": h["hi"],
                      "H_per_seed": [None if pd.isna(x) else round(x, 4) for x in g["h_or_max"]],
                      "holdout_share": share, "U_if_chance_on_holdout": None if share is None else

@@ -25,7 +25,7 @@ from groklab.experiments.embedding.profile import (
 from groklab.experiments.levels import above, all_of, every_seed
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
-from groklab.experiments.stats import per_seed, run_table
+from groklab.experiments.stats import alpha, per_seed, run_table
 from groklab.plots.curves import acc_grid
 from groklab.survival import Censored
 
@@ -120,14 +120,31 @@ def _premise(c: Claim, rare: dict[str, int]) -> Claim:
     lean where nothing is decided."""
     gated = needs_rare(deepcopy(c), rare)
     c.aggregate["skewed: rarest token's training rows"] = sorted(rare.values())
-    P = [a["P(random first)"] for a in c.aggregate.values() if isinstance(a, dict)
-         and a.get("P(random first)") is not None]
-    lean = sum(x < 0.5 for x in P)
     said = [f"{sum(n <= RARE for n in rare.values())} of {len(rare)} skewed runs leave a token in <= {RARE} "
-            "training rows"] + ([f"P(random first) < 1/2 in {lean} of {len(P)} cells: the runs lean the other way"]
-                                 if lean > len(P) / 2 else [])
+            "training rows", _lean(c)]
     c.note = "; ".join(filter(None, [c.note, *said]))
     return revised(revised(c, deepcopy(c), RARE_TOKENS), gated, SKEWED_UPDATES)
+
+
+def _lean(c: Claim) -> str:
+    """Which way each cell leans, decided or not, with the skewed runs that never reach 0.99 (censored): a reader
+    sees where the arms agree and where a single cell decides."""
+    cells = {k: a for k, a in c.aggregate.items() if isinstance(a, dict) and a.get("P(random first)") is not None}
+    if not cells:
+        return ""
+    level = alpha()
+    parts = []
+    for k, a in cells.items():
+        never = sum(x is None for x in c.per_seed.get(f"{k} skewed", []))
+        tags = (["random first beyond noise"] if a["P(random first)"] > 0.5 and a["p"] <= level else []) + (
+            [f"{never} of {len(c.per_seed[f'{k} skewed'])} skewed never reach it"] if never else [])
+        parts.append(f"{k} {a['P(random first)']:.2f}" + (f" ({', '.join(tags)})" if tags else ""))
+    P = [a["P(random first)"] for a in cells.values()]
+    up, down = sum(x > 0.5 for x in P), sum(x < 0.5 for x in P)
+    way = ("the runs lean the other way: skewed first" if down > len(P) / 2 else
+           "the runs lean the claimed way" if up > len(P) / 2 else "the runs lean neither way")
+    return (f"P(random first) by cell: {', '.join(parts)}; above 1/2 in {up}, below in {down} of {len(P)} "
+            f"cells: {way}")
 
 
 def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:

@@ -12,6 +12,7 @@ from groklab.experiments.levels import above, all_of, below, every_seed
 from groklab.experiments.posthoc import CENSOR_RISING, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import median_censored, per_seed, run_table
+from groklab.measures.curves import RISING_WINDOW, late_trend
 from groklab.plots.curves import acc_grid
 
 NAME = "fig2"
@@ -77,11 +78,11 @@ def corise(df) -> dict:
 
 
 def _late_rate(steps, acc) -> float | None:
-    """Test accuracy gained per 1,000 steps over the run's last quarter (Theil-Sen, as still_rising reads it)."""
-    from scipy.stats import theilslopes
-
-    keep = steps >= steps[-1] - 0.25 * (steps[-1] - steps[0]) if len(steps) else steps
-    return float(1000 * theilslopes(acc[keep], steps[keep])[0]) if keep.sum() >= 4 else None
+    """Test accuracy gained per 1,000 steps over the run's last quarter: still_rising's own fit (late_trend, its
+    rise over the stretch its evals span) per 1,000 steps."""
+    keep = [s for s in steps if s >= steps[-1] - RISING_WINDOW * (steps[-1] - steps[0])] if len(steps) else []
+    trend = late_trend(steps, acc)
+    return None if trend is None else float(1000 * trend[0] / (keep[-1] - keep[0]))
 
 
 def claims(t, co: dict | None = None) -> list[Claim]:

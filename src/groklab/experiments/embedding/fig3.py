@@ -65,17 +65,39 @@ def absence(run_dir: Path, heat: np.ndarray, steps: np.ndarray, p: int) -> tuple
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     per, uneven, maps, agree = {s: [] for s in SPLITS}, {s: [] for s in SPLITS}, {}, {s: [] for s in SPLITS}
+    seen: dict[str, list] = {s: [] for s in SPLITS}
     if not df.empty:
         for run, g in df.groupby("run", sort=True):
             split, p = g["split.name"].iloc[0], int(g["p"].iloc[0])
             steps, heat, share = zero_share(out / run, p)
             per[split].append(share)
             uneven[split].append(unevenness(heat))
+            seen[split].append(presence(heat))
             agree[split].append(absence(out / run, heat, steps, p))
             maps.setdefault(split, (steps, heat))
     p = int(df["p"].iloc[0]) if not df.empty else None
     figs = _plot(maps, out / "fig3", f"{profile} profile, p = {p}") if maps else []
-    return figs, claims(per, uneven, agree) + [smaller_updates(df)]
+    return figs, claims(per, uneven, agree, seen) + [smaller_updates(df)]
+
+
+def presence(heat: np.ndarray) -> tuple[float, float] | None:
+    """(the rarest, the commonest) operand token's share of the measured batches that give it a gradient."""
+    if heat.size == 0:
+        return None
+    share = (heat > 0).mean(axis=0)
+    return round(float(share.min()), 4), round(float(share.max()), 4)
+
+
+def _magnitude(seen: dict) -> str:
+    """What the unevenness means in batches, per split: the rarest and commonest token's presence, over runs."""
+    said = []
+    for split in ("skewed", "uniform", "random"):
+        v = [x for x in seen.get(split, []) if x is not None]
+        if v:
+            lo, hi = [x[0] for x in v], [x[1] for x in v]
+            said.append(f"{split}: the rarest token gets a gradient in {min(lo):.0%}-{max(lo):.0%} of measured "
+                        f"batches, the commonest in {min(hi):.0%}-{max(hi):.0%} (over {len(v)} runs)")
+    return "; ".join(said)
 
 
 def unevenness(heat: np.ndarray) -> float:
@@ -158,7 +180,7 @@ def _plot(maps: dict, path: Path, where: str = "") -> list[Path]:
         return save(fig, path, pdf=True, tight=False)
 
 
-def claims(per: dict, uneven: dict | None = None, agree: dict | None = None) -> list[Claim]:
+def claims(per: dict, uneven: dict | None = None, agree: dict | None = None, seen: dict | None = None) -> list[Claim]:
     """`per`: split -> per-run share of (step, token) cells without gradient; `uneven`: split -> per-run
     unevenness (None: judge the share alone, the rule before 2026-12-06); `agree`: split -> per-run absence()
     (None: the share alone decides sparse_gradient_columns, the rule before 2026-12-07)."""
@@ -174,6 +196,7 @@ def claims(per: dict, uneven: dict | None = None, agree: dict | None = None) -> 
                     "gradient.", "the share above", {k: per.get(k, []) for k in pair}, *pair, +1)
     if uneven_claim is not None:
         uneven_claim.aggregate["share of cells without gradient (the replaced statistic)"] = both.aggregate
+        uneven_claim.note = "; ".join(filter(None, [uneven_claim.note, _magnitude(seen or {})]))
         both = revised(uneven_claim, both, UNEVEN)
     sparse = every_seed("sparse_gradient_columns", "Embedding gradients are sparse: tokens absent from a batch get "
                         "none.", "share of (measured step, operand token) cells with a zero gradient norm", per,

@@ -77,7 +77,7 @@ def claims(t, t95=None) -> list[Claim]:
         said = [m for task in tasks for arm, where in ((variant, VARIANTS[variant]), ("adam", ADAM))
                 for m in [_missed(t, task, where, arm)] if m]
         c.note = "; ".join(filter(None, [c.note, *said, _bar(c, tasks, variant)]))
-        judged.append(_never(c, [k for k, down in _near(c, tasks, variant).items() if down], variant))
+        judged.append(_never(c, [k for k, down in _near(c, tasks, variant).items() if down], variant, t))
     return judged
 
 
@@ -88,16 +88,18 @@ NEVER = Revision("2026-12-07", "inconclusive (censored) where runs that never re
                  "reach 0.99; too few seeds is not why the cell stays open")
 
 
-def _never(c: Claim, held: list[str], variant: str) -> Claim:
-    """`c` relabelled (NEVER) where its undecided cells `held` are held down by runs that never reach 0.99."""
+def _never(c: Claim, held: list[str], variant: str, t=None) -> Claim:
+    """`c` relabelled (NEVER) where its undecided cells `held` are held down by runs that never reach 0.99, each
+    said as what it is: a failure (never fit, or stalled and no longer rising) or a run cut short (still rising)."""
     if c.holds is not None or c.reason != "underpowered" or not held:
         return c
     lead = []
     for task in held:
-        a, t = c.aggregate[task], c.per_seed.get(f"{task} {variant}", [])
+        a, times = c.aggregate[task], c.per_seed.get(f"{task} {variant}", [])
         lead.append(f"{task}: {_name(variant)} is faster in median ({a[f'median {variant}'][0]:,.0f} against "
-                    f"{a['median adam'][0]:,.0f} steps) but {sum(x is None for x in t)} of {len(t)} of its runs never "
-                    "reach 0.99 (right-censored at the horizon)")
+                    f"{a['median adam'][0]:,.0f} steps) but {sum(x is None for x in times)} of {len(times)} of its "
+                    f"runs never reach 0.99{_kinds(t, task, VARIANTS[variant])}, counted slower than every run that "
+                    "does (right-censored at the horizon)")
     old = deepcopy(c)
     note, c.note = c.note, ""
     c.inconclusive("censored", "; ".join([*lead, note]))
@@ -141,6 +143,21 @@ def _missed(t, task: str, where: dict, arm: str) -> str:
     end = f" (final test {lo if lo == hi else f'{lo}-{hi}'})" if len(finals) else ""
     return (f"{arm} on {task}: {int(unfit.sum())} of {len(sub)} runs never fit the training set, "
             f"{int(stalled.sum())} fit but end below test acc 0.99{end}")
+
+
+def _kinds(t, task: str, where: dict) -> str:
+    """' (k fail: ... ; m still rising at the horizon: cut short)' for the runs of `task` that never reach 0.99."""
+    sub = select(t, task__name=task, **where) if t is not None and len(t) else []
+    if not len(sub):
+        return ""
+    unfit, never = sub["t_train"].isna(), sub["t_test"].isna()
+    up = never & ~unfit & sub["rising_test"].fillna(False).astype(bool) if "rising_test" in sub else never & False
+    flat = never & ~unfit & ~up
+    fail = [f"{int(unfit.sum())} never fit the training set"] * bool(unfit.any()) + [
+        f"{int(flat.sum())} stall below it and no longer rise"] * bool(flat.any())
+    said = ([f"failures: {', '.join(fail)}"] if fail else []) + (
+        [f"{int(up.sum())} still rising at the horizon: cut short"] if up.any() else [])
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _pair(t, task, where) -> tuple:

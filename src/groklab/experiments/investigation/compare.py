@@ -112,7 +112,8 @@ def needs_fit(claim: Claim, t: dict, cells: list[str]) -> None:
         return
     was = says((claim.holds, claim.reason))
     why = ("; ".join(f"{k}: {v} runs never fit the training set" for k, v in unfit.items())
-           + f"; on the runs that did, the rule {was}" + (f" ({claim.note})" if claim.note else ""))
+           + f"; judged on every run anyway (a run never fit contributing its bound), the rule {was}"
+           + (f" ({claim.note})" if claim.note else ""))
     claim.aggregate["runs that never fit"] = unfit
     claim.note = ""
     claim.inconclusive("precondition", why)
