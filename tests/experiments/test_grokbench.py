@@ -1,4 +1,6 @@
 """GrokBench: the declared protocol and draws, the censoring-aware scores, and the pipeline at tiny size."""
+import json
+
 import numpy as np
 import pytest
 
@@ -209,9 +211,53 @@ def test_protocol_v2_refuses_a_mixed_or_leaky_profile_and_v1_runs_only(tmp_path)
             load_protocol(p)
     p.write_text(v2)
     assert load_protocol(p).profiles["quick"].tuner.eta == 2
-    with pytest.raises(ConfigError, match="v1 boards only"):
-        grokbench("quick", tmp_path / "gb", protocol_path=p)
+    with pytest.raises(ConfigError, match="--methods"):  # a v2 protocol is refused only for what v1 refuses too
+        grokbench("quick", tmp_path / "gb", protocol_path=p, methods="nope")
     assert not (tmp_path / "gb").exists()
+
+
+def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_rejudges_identically(tmp_path):
+    import pandas as pd
+
+    from groklab.cli import main
+
+    v2 = TINY.replace("    tuning_configs: 2\n    tuning_seeds: [100]\n",
+                      "    tuner: {budget_steps: 400, min_steps: 50, eta: 2, studies: [100, 101]}\n"
+                      "    heldout: {source: add, tasks: {sub: [task=sub]}}\n").replace(
+        "threshold: 0.99", "version: 2\npersistence: 40\nthreshold: 0.99")
+    (tmp_path / "p.yaml").write_text(v2)
+    (tmp_path / "toy.yaml").write_text(TOY)
+    out, again = tmp_path / "gb", tmp_path / "again"
+    assert main(["grokbench", "--out", str(out), "--protocol", str(tmp_path / "p.yaml"), "--add-methods",
+                 str(tmp_path / "toy.yaml"), "--methods", "toy_sgd", "--jobs", "1"]) == 0
+    runs = json.loads((out / "runs.json").read_text())
+    # 2 methods x (1 tuned + 1 held-out task) x 2 studies x 2 evaluation seeds, named by study
+    assert len(runs) == 16 and "eval/sub/toy_sgd/k101/s1" in runs
+    sel = json.loads((out / "selection.json").read_text())
+    assert sel["sub"]["toy_sgd"]["100"]["carried_from"] == "add"  # the held-out task runs the add choice
+    assert sel["sub"]["toy_sgd"]["100"]["values"] == sel["add"]["toy_sgd"]["100"]["values"]
+    lead = pd.read_csv(out / "leaderboard.csv")
+    assert set(lead["task"]) == {"add", "sub"} and set(lead["studies"]) == {2} and set(lead["eval_seeds"]) == {4}
+    assert (lead.loc[lead["method"] == "adamw", "score"] == 0.5).all()  # the baseline against itself
+    agg = pd.read_csv(out / "aggregate.csv")
+    assert {"tier", "score", "score_lo", "score_hi", "loto_leader", "heldout_score"} <= set(agg.columns)
+    assert "Kendall's tau" in (out / "leaderboard.md").read_text()
+    assert main(["grokbench", "--from", str(out), "--out", str(again)]) == 0
+    for name in ("leaderboard.csv", "aggregate.csv", "pairwise.csv", "loto.csv", "leaderboard.md"):
+        assert (again / name).read_text() == (out / name).read_text(), name
+    assert (again / "tuning.png").is_file() and (again / "report.html").read_text().count("data:image/png") == 2
+    # evidence read as data: a study's evaluation run or its choice missing is refused in one line, nothing written
+    import shutil
+
+    for name, damage in (("runs.json", lambda d: d.pop("eval/sub/adamw/k101/s0")),
+                         ("selection.json", lambda d: d["add"]["toy_sgd"].pop("101"))):
+        bad = tmp_path / f"bad-{name}"
+        shutil.copytree(out, bad)
+        doc = json.loads((bad / name).read_text())
+        damage(doc)
+        (bad / name).write_text(json.dumps(doc))
+        assert main(["grokbench", "--from", str(bad), "--out", str(tmp_path / f"x-{name}")]) == 2
+        assert not (tmp_path / f"x-{name}").exists()
 
 
 def test_v2_studies_tune_each_method_task_and_seed_alike_and_name_edges(tmp_path):

@@ -14,15 +14,12 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from groklab.config import make_config
 from groklab.errors import ConfigError, printable
 from groklab.experiments.grokbench.evidence import FILES, parse, read_bytes
 from groklab.experiments.grokbench.protocol import check, draws, load_methods, load_protocol, overrides
+from groklab.experiments.grokbench.runs import pack, read_rows, train_runs
 from groklab.store import atomic_write
 from groklab.store.tree import check_out, make_out
-
-ROWS = "runs.csv.gz"
-COLUMNS = ["run", "step", "test/acc", "train/acc", "time/wall_s"]
 
 
 def pick(names: list[str], chosen: Optional[str], what: str) -> list[str]:
@@ -62,21 +59,27 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
         for name, data in evidence.items():
             atomic_write(out / name, data)
         echo(f"grokbench: re-judged from {source} ({doc['profile']} profile)")
+        if (doc["protocol"].get("profiles", {}).get(doc["profile"]) or {}).get("tuner"):
+            from groklab.experiments.grokbench.board_v2 import judge_v2
+
+            return judge_v2(out, echo, time.perf_counter() - t0, parsed)
         return judge(out, echo, time.perf_counter() - t0, parsed)  # checked once, judged as read
     proto = load_protocol(protocol_path) if protocol_path else load_protocol()
     every = {**load_methods(), **(load_methods(methods_path) if methods_path else {})}  # a user's file adds
     if profile not in proto.profiles:
         raise ConfigError("--profile", profile, f"one of {', '.join(proto.profiles)}")
     prof = proto.profiles[profile]
-    if prof.tuner is not None:  # declared and checked (protocol_v2.yaml); its runner is GrokBench II's next part
-        raise ConfigError("--protocol", str(protocol_path), f"protocol v{proto.version} tunes by successive halving "
-                          "(sweep.tune); this groklab runs v1 boards only (groklab grokbench --profile quick)")
     names = pick(list(every), methods, "methods")
     if proto.baseline not in names:
         names = [proto.baseline] + names  # P(improvement) needs the baseline
     chosen = {n: every[n] for n in names}
     task_names = pick(list(prof.tasks), tasks, "tasks")
     check(proto, chosen, profile)
+    if prof.tuner is not None:  # protocol v2: tuned by successive halving over repeated studies
+        from groklab.experiments.grokbench.bench_v2 import run_v2
+
+        make_out(out, "--out")
+        return run_v2(proto, prof, profile, chosen, task_names, out, jobs, echo, t0)
     _announce(proto, prof, chosen, task_names, profile, echo)
     make_out(out, "--out")
     tuning = {}  # name -> {"overrides", "values"}
@@ -87,8 +90,8 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
                     tuning[f"tune/{task}/{name}/c{i}s{s}"] = {"overrides": overrides(prof, m, task, values, s),
                                                               "values": values}
     echo(f"grokbench: tuning, {len(tuning)} runs ({prof.tuning_runs} per method and task)")
-    _train(out, tuning, jobs, echo)
-    selection = select(_rows(out, list(tuning)), tuning, proto.threshold)
+    train_runs(out, tuning, jobs, echo)
+    selection = select(read_rows(out, list(tuning)), tuning, proto.threshold)
     evals = {}
     for task in task_names:
         for name, m in chosen.items():
@@ -97,9 +100,9 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
                 evals[f"eval/{task}/{name}/s{s}"] = {"overrides": overrides(prof, m, task, values, s),
                                                      "values": values}
     echo(f"grokbench: evaluation, {len(evals)} runs ({len(prof.eval_seeds)} held-out seeds per method and task)")
-    _train(out, evals, jobs, echo)
+    train_runs(out, evals, jobs, echo)
     runs = {**tuning, **evals}
-    _pack(out, _rows(out, list(runs)), runs)
+    pack(out, read_rows(out, list(runs)), runs)
     atomic_write(out / "selection.json", json.dumps(selection, indent=1))
     atomic_write(out / "protocol.json", json.dumps({
         "profile": profile, "protocol": proto.model_dump(mode="json"), "methods": {n: m.model_dump(mode="json")
@@ -107,20 +110,6 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
         "tasks": task_names, "train_s": round(time.perf_counter() - t0, 1), "jobs": jobs,
         "machine": describe()}, indent=1))  # wall times read against this session's matmul speed
     return judge(out, echo, time.perf_counter() - t0)
-
-
-def _train(out: Path, runs: dict, jobs: int, echo: Callable) -> None:
-    from groklab.experiments.runner import execute
-    from groklab.store.names import check_name
-
-    for k in runs:  # the one gate for names that become folders (their parts passed protocol.NAME already)
-        check_name(k, "run")
-    results = execute(out, {k: make_config(v["overrides"]).to_dict() for k, v in runs.items()}, jobs=jobs,
-                      echo=echo)
-    failed = [k for k, r in results.items() if r.get("status") == "failed"]
-    if failed:  # a crash is not a slow run: judging it as censored would blame the method
-        raise ConfigError("runs", failed[0], f"{len(failed)} run(s) crashed (error.txt beside each); rerun the "
-                          "same command to retry them")
 
 
 def _announce(proto, prof, methods, tasks, profile, echo) -> None:
@@ -140,28 +129,6 @@ def _show(r) -> str:
     if r.uniform is not None:
         return f"[{r.uniform[0]:g}, {r.uniform[1]:g}]"
     return "{" + ", ".join(map(str, r.choice)) + "}"
-
-
-def _rows(out: Path, names: list[str]):
-    """Every evaluation row of the named runs (run, step, accuracies, wall seconds)."""
-    import pandas as pd
-
-    from groklab.store import read_metrics
-
-    frames = []
-    for name in names:
-        rows = read_metrics(out / name)
-        frames.append(pd.DataFrame([{k: r.get(k) for k in COLUMNS[1:]} for r in rows]).assign(run=name))
-    return pd.concat(frames, ignore_index=True)[COLUMNS] if frames else pd.DataFrame(columns=COLUMNS)
-
-
-def _pack(out: Path, rows, runs: dict) -> None:
-    import io
-
-    buf = io.BytesIO()
-    rows.to_csv(buf, index=False, compression={"method": "gzip", "mtime": 0})
-    atomic_write(out / ROWS, buf.getvalue())
-    atomic_write(out / "runs.json", json.dumps(runs, indent=0))
 
 
 def select(rows, tuning: dict[str, dict], thr: float) -> dict:

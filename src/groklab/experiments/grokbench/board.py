@@ -46,7 +46,7 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple | 
                           "p_improvement_vs_adamw": 0.5 if m == base else c["p_improvement_vs_baseline"],
                           "median_steps_at_also": cell([at_also[n][0] for n in per[m]], walls, None,
                                                        horizons[task])["median_steps"],
-                          "best_config": _values(selection[task][m]["values"])})
+                          "best_config": values_text(selection[task][m]["values"])})
     # a task no run of any method grokked says nothing about speed: every pair is open (P = 1/2) and every run
     # censored; the aggregates leave it out (protocol.yaml, `aggregate`), the leaderboard keeps its rows
     solved = [t for t in tasks if any(not isinstance(x, Censored) for m in methods for x in times[m][t])]
@@ -62,10 +62,10 @@ def judge(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple | 
                                                                                              out / "aggregate")
     md = markdown(doc, lead, agg_df, thr, also, [t for t in tasks if t not in solved])
     atomic_write(out / "leaderboard.md", md)
-    _html(out, doc, lead, agg_df, figs)
+    html_page(out, doc, md.split("\n")[2], lead, agg_df, figs)
     for _, r in agg_df.iterrows():
-        echo(f"  {r['method']}: P(improvement vs {base}) = {_num(r['p_improvement'])} [{_num(r['p_lo'])}, "
-             f"{_num(r['p_hi'])}], IQM time/horizon = {_num(r['iqm'])}, n = {len(solved)} tasks x "
+        echo(f"  {r['method']}: P(improvement vs {base}) = {num(r['p_improvement'])} [{num(r['p_lo'])}, "
+             f"{num(r['p_hi'])}], IQM time/horizon = {num(r['iqm'])}, n = {len(solved)} tasks x "
              f"{len(prof['eval_seeds'])} seeds")
     echo(f"grokbench: judged in {time.perf_counter() - t0:.1f} s ({wall:.0f} s in all); {out / 'leaderboard.md'}")
     return {"leaderboard": board, "aggregate": agg, "figures": [str(f) for f in figs]}
@@ -79,18 +79,18 @@ def _seed(name: str) -> int:
     return int(name.rsplit("/s", 1)[1])
 
 
-def _values(values: dict) -> str:
+def values_text(values: dict) -> str:
     return " ".join(f"{k.removeprefix('optim.')}={v:.3g}" if isinstance(v, float) else
                     f"{k.removeprefix('optim.')}={v}" for k, v in sorted(values.items()))
 
 
-def _num(v, digits: int = 3) -> str:
+def num(v, digits: int = 3) -> str:
     return "–" if v is None or v != v else f"{v:.{digits}g}"
 
 
 def _cell(v: float) -> str:
     """A table cell: whole step counts as integers (4,550, not 4.55e+03), other values to 3 digits."""
-    return f"{v:,.0f}" if v == v and v == int(v) and abs(v) >= 10 else _num(v)
+    return f"{v:,.0f}" if v == v and v == int(v) and abs(v) >= 10 else num(v)
 
 
 def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ()) -> str:
@@ -105,8 +105,8 @@ def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ())
              f"| method | P(improvement vs {proto['baseline']}) [95% CI] | IQM steps / horizon [95% CI] |",
              "|---|---|---|"]
     for _, r in agg.iterrows():
-        lines.append(f"| {md_cell(r['method'])} | {_num(r['p_improvement'])} [{_num(r['p_lo'])}, {_num(r['p_hi'])}] | "
-                     f"{_num(r['iqm'])} [{_num(r['iqm_lo'])}, {_num(r['iqm_hi'])}] |")
+        lines.append(f"| {md_cell(r['method'])} | {num(r['p_improvement'])} [{num(r['p_lo'])}, {num(r['p_hi'])}] | "
+                     f"{num(r['iqm'])} [{num(r['iqm_lo'])}, {num(r['iqm_hi'])}] |")
     lines += ["", "IQM: undefined (–) where more than a quarter of a method's runs never grokked."
               + (f" Left out of both aggregates: {', '.join(unsolved)} (no run of any method grokked: every pair "
                  "is open and every run censored, so the task cannot rank methods)." if unsolved else ""), ""]
@@ -114,15 +114,15 @@ def markdown(doc: dict, lead, agg, thr: float, also: float, unsolved: list = ())
         lines += [f"## {md_cell(task)}", "", f"| method | grokked | median steps [95% CI] | steps to {also:g} | "
                   "median wall s | P(improvement) | p | chosen |", "|---|---|---|---|---|---|---|---|"]
         for _, r in g.sort_values("median_steps", na_position="last", kind="stable").iterrows():
-            lines.append(f"| {md_cell(r['method'])} | {r['grokked']}/{r['eval_seeds']} | {_num(r['median_steps'], 4)} "
-                         f"[{_num(r['ci_low'], 4)}, {_num(r['ci_high'], 4)}] | {_num(r['median_steps_at_also'], 4)} | "
-                         f"{_num(r['median_wall_s'])} | {_num(r['p_improvement_vs_adamw'])} | {_num(r['p_value'], 2)} |"
+            lines.append(f"| {md_cell(r['method'])} | {r['grokked']}/{r['eval_seeds']} | {num(r['median_steps'], 4)} "
+                         f"[{num(r['ci_low'], 4)}, {num(r['ci_high'], 4)}] | {num(r['median_steps_at_also'], 4)} | "
+                         f"{num(r['median_wall_s'])} | {num(r['p_improvement_vs_adamw'])} | {num(r['p_value'], 2)} |"
                          f" {md_cell(r['best_config'])} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def _html(out: Path, doc: dict, lead, agg, figs: list) -> None:
+def html_page(out: Path, doc: dict, summary: str, lead, agg, figs: list) -> None:
     """report.html: one self-contained page (figures inlined), tables escaped by pandas, text by Jinja2."""
     import yaml
     from jinja2 import Environment, PackageLoader, select_autoescape
@@ -130,13 +130,12 @@ def _html(out: Path, doc: dict, lead, agg, figs: list) -> None:
     from groklab.report_sweep import data_uri
 
     env = Environment(loader=PackageLoader("groklab", "templates"), autoescape=select_autoescape(["j2", "html"]))
-    first = markdown(doc, lead, agg, doc["protocol"]["threshold"], doc["protocol"]["also"]).split("\n")[2]
     page = env.get_template("grokbench.html.j2").render(
-        profile=doc["profile"], summary=first, aggregate=agg.to_html(index=False, na_rep="–", float_format=_cell),
+        profile=doc["profile"], summary=summary, aggregate=agg.to_html(index=False, na_rep="–", float_format=_cell),
         leaderboard=lead.to_html(index=False, na_rep="–", float_format=_cell),
         figures=[{"name": f.stem, "uri": data_uri(f)} for f in figs if f.suffix == ".png"],
         protocol=yaml.safe_dump({k: doc[k] for k in ("protocol", "methods", "tasks")}, sort_keys=False))
     atomic_write(out / "report.html", page)
 
 
-__all__ = ["LEADER", "judge", "markdown"]
+__all__ = ["LEADER", "html_page", "judge", "markdown", "num", "values_text"]

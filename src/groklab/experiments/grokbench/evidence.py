@@ -64,16 +64,21 @@ def check(doc, runs, selection, rows) -> None:
     """Raise ConfigError on the first inconsistency between the four files (module doc)."""
     if not isinstance(doc, dict) or not all(k in doc for k in ("protocol", "methods", "tasks", "profile")):
         raise ConfigError("protocol.json", "keys", "needs protocol, methods, tasks and profile")
-    methods, tasks = list(doc["methods"]), list(doc["tasks"])
-    for kind, names in (("method", methods), ("task", tasks)):
+    methods, tasks, held = list(doc["methods"]), list(doc["tasks"]), list(doc.get("heldout") or [])
+    for kind, names in (("method", methods), ("task", tasks + held)):
         bad = [n for n in names if not isinstance(n, str) or not NAME.fullmatch(n)]
         if bad:
             raise ConfigError("protocol.json", ascii(bad[0])[:80], f"not a {kind} name: {NAMED}")
     try:
-        seeds = {int(s) for s in doc["protocol"]["profiles"][doc["profile"]]["eval_seeds"]}
-    except (KeyError, TypeError, ValueError):
+        prof = doc["protocol"]["profiles"][doc["profile"]]
+        seeds = {int(s) for s in prof["eval_seeds"]}
+        # protocol v2: one choice per tuning study, evaluated on every seed, on the tuned and the held-out tasks
+        studies = [int(k) for k in (prof.get("tuner") or {}).get("studies", [])] or [None]
+    except (KeyError, TypeError, ValueError, AttributeError):
         raise ConfigError("protocol.json", "eval_seeds", "the profile's evaluation seeds are missing") from None
-    want = {f"eval/{t}/{m}/s{s}" for t in tasks for m in methods for s in seeds}
+    tasks = tasks + held if studies != [None] else tasks
+    want = {f"eval/{t}/{m}/" + ("" if k is None else f"k{k}/") + f"s{s}" for t in tasks for m in methods
+            for k in studies for s in seeds}
     if not isinstance(runs, dict):
         raise ConfigError("runs.json", type(runs).__name__, "must map run names to their overrides")
     for name, entry in runs.items():
@@ -96,11 +101,20 @@ def check(doc, runs, selection, rows) -> None:
         raise ConfigError("runs.csv.gz", f"{ascii(str(r['run']))[:80]} step {r['step']}", "appears twice: damage")
     for t in tasks:
         for m in methods:
-            values = ((selection.get(t) or {}).get(m) or {}).get("values") if isinstance(selection, dict) else None
-            if not isinstance(values, dict):
-                raise ConfigError("selection.json", f"{t}/{m}", "no chosen configuration")
-            for k, v in values.items():
-                if not KEY.fullmatch(str(k)) or not (isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                     or isinstance(v, str) and WORD.fullmatch(v)):
-                    raise ConfigError("selection.json", ascii(f"{k}={v}")[:80], "a chosen value must be a config "
-                                                                                "key and a number or word")
+            for study in studies:
+                _chosen(selection, t, m, study)
+
+
+def _chosen(selection, t: str, m: str, study) -> None:
+    """One chosen configuration (v1: per task and method; v2: per study too) holds config keys and numbers or words."""
+    got = ((selection.get(t) or {}).get(m) or {}) if isinstance(selection, dict) else {}
+    got = got.get(str(study)) if study is not None and isinstance(got, dict) else got
+    values = got.get("values") if isinstance(got, dict) else None
+    if not isinstance(values, dict):
+        raise ConfigError("selection.json", f"{t}/{m}" + ("" if study is None else f"/k{study}"),
+                          "no chosen configuration")
+    for k, v in values.items():
+        if not KEY.fullmatch(str(k)) or not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             or isinstance(v, str) and WORD.fullmatch(v)):
+            raise ConfigError("selection.json", ascii(f"{k}={v}")[:80], "a chosen value must be a config key and a "
+                                                                        "number or word")

@@ -1,4 +1,5 @@
-"""GrokBench's figures: Kaplan-Meier curves of the share grokked per task, and the aggregates with intervals."""
+"""GrokBench's figures: Kaplan-Meier curves of the share grokked per task, the aggregates with intervals, and
+(protocol v2) the tuning curves."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,20 +36,15 @@ def survival_figure(times: dict[str, dict[str, list]], horizons: dict[str, float
         horizons = {**horizons, "all solved tasks (steps / horizon)": 1.0}
         times = {m: {**times[m], "all solved tasks (steps / horizon)": pooled[m]} for m in methods}
         tasks = tasks + ["all solved tasks (steps / horizon)"]
-    ncols = min(3, len(tasks))
-    nrows = -(-len(tasks) // ncols)
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows + 0.8), squeeze=False)
+        fig, axes = _grid(len(tasks))
         for ax, task in zip(axes.flat, tasks):
             for k, m in enumerate(methods):
                 xs, ys = km_grokked(times[m][task], horizons[task])
                 ax.step(xs, ys, where="post", color=f"C{k % 10}", ls="-" if k < 10 else "--", lw=1.2, label=m)
             ax.set(title=task, xlabel="steps / horizon" if task.startswith("all ") else "step",
                    xlim=(0, horizons[task]), ylim=(0, 1.02))
-        for ax in axes.flat[len(tasks):]:
-            ax.set_visible(False)
-        for row in axes:
-            row[0].set_ylabel(f"share with test acc ≥ {thr:g}")
+        _label(axes, len(tasks), f"share with test acc ≥ {thr:g}")
         handles, labels = axes.flat[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(methods)),
                    frameon=False, fontsize=7)
@@ -87,3 +83,44 @@ def aggregate_figure(agg, path: Path) -> list[Path]:
 
 
 __all__ = ["aggregate_figure", "km_grokked", "survival_figure"]
+
+
+def tuning_figure(selection: dict, tasks: list, methods: list, budget: float, path: Path) -> list[Path]:
+    """One panel per tuned task: each study's best score so far (sweep.tune's: above 1 once a trial held the
+    threshold, 2 - t / horizon) against the training steps spent, one colour per method, a line per study. A curve
+    still climbing at the budget says the budget was not enough."""
+    if not tasks:
+        return []
+    with plt.rc_context(STYLE):
+        fig, axes = _grid(len(tasks))
+        for ax, task in zip(axes.flat, tasks):
+            for k, m in enumerate(methods):
+                for i, study in enumerate((selection.get(task, {}).get(m) or {}).values()):
+                    pts = [(x, y) for x, y in study.get("curve") or [] if y is not None]
+                    if pts:
+                        xs, ys = zip(*pts)
+                        ax.step(xs, ys, where="post", color=f"C{k % 10}", lw=1.0, alpha=0.8,
+                                label=m if i == 0 else None)
+            ax.axhline(1.0, color="0.6", lw=0.6, ls=":")
+            ax.set(title=task, xlabel="training steps spent", xlim=(0, budget))
+        _label(axes, len(tasks), "best score so far")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4) or 1, fontsize=7, frameon=False)
+        fig.suptitle("Tuning curves (a line per study; > 1: held the threshold)", fontsize=9)
+        fig.tight_layout(rect=(0, 0.08, 1, 1))
+        return save(fig, path, tight=False)
+
+
+def _grid(n: int):
+    """A figure of n panels, three to a row."""
+    ncols = min(3, n)
+    nrows = -(-n // ncols)
+    return plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows + 0.8), squeeze=False)
+
+
+def _label(axes, n: int, ylabel: str) -> None:
+    """Hide the panels past the n-th; the y label on each row's first."""
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel(ylabel)

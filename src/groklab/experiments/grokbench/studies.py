@@ -53,6 +53,18 @@ def edges(m: Method, values: dict) -> list[str]:
     return out
 
 
+def curve(trials: list) -> list[list]:
+    """[[training steps spent, best score so far], ...] over the trials in the order they were asked (each trial's
+    last reported score): the tuning curve that shows whether the budget was enough."""
+    out, spent, best = [], 0, None
+    for t in trials:
+        spent += t.steps
+        if t.score is not None:
+            best = t.score if best is None else max(best, t.score)
+        out.append([spent, None if best is None else round(float(best), 6)])
+    return out
+
+
 def tune_studies(proto: Protocol, prof: Profile, methods: dict[str, Method], tasks: list[str], out: Path,
                  echo: Callable = print) -> dict:
     """Every study of every method on every task (in that order, one at a time: each trains in this process);
@@ -73,7 +85,7 @@ def tune_studies(proto: Protocol, prof: Profile, methods: dict[str, Method], tas
                 row = {"values": dict(best.params) if best else None, "score": best.score if best else None,
                        "trial": best.number if best else None, "steps_used": got.used, "trials": len(got.trials),
                        "pruned": sum(x.state == "pruned" for x in got.trials),
-                       "edges": edges(m, best.params) if best else []}
+                       "edges": edges(m, best.params) if best else [], "curve": curve(got.trials)}
                 selection.setdefault(task, {}).setdefault(name, {})[str(s)] = row
                 echo(f"grokbench: tuned {name} on {task}, study {s}: {row['trials']} trials ({row['pruned']} "
                      f"pruned), {got.used} steps; best score {row['score']}"
