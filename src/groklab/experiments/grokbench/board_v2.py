@@ -62,7 +62,9 @@ def judge_v2(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple
     times_also = nest(times_of(rows, runs, also, keep))
     horizon = {t: float(max(_horizon(r["overrides"]) for n, r in runs.items() if n.split("/")[1] == t))
                for t in tasks + held}
-    cells = T.per_task({m: {t: times[m][t] for t in tasks + held} for m in methods}, base)
+    # two families for Holm: the tuned tasks' tests, and the held-out tasks' (a check of transfer, not a ranking)
+    cells = {**T.per_task({m: {t: times[m][t] for t in tasks} for m in methods}, base),
+             **T.per_task({m: {t: times[m][t] for t in held} for m in methods}, base)}
     board = []
     for task in tasks + held:
         for m in methods:

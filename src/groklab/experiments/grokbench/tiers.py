@@ -14,7 +14,7 @@ seed, so a method's study k is compared with the baseline's study k.
 - Across tasks: the mean over tasks of the score, its interval by the same bootstrap within every task.
 - Tiers: methods in order of that mean; a method shares the tier of the tier's first method unless their difference
   (the mean over tasks of P(i before j), 1/2 for no difference) lies beyond 1/2 at a Holm-adjusted two-sided
-  bootstrap level over every pair. Leave-one-task-out: the order and the first tier recomputed without each task.
+  bootstrap level over every pair. Leave-one-task-out: the order and its leader recomputed without each task.
 - Held out: each method's score on tasks never tuned on (its source task's choices carried over), against its
   score across the tuned tasks: Kendall's tau of the two orders.
 """
