@@ -212,6 +212,11 @@ def test_med_d2_operations_are_judged_at_exceptionally_strength(tmp_path):
     assert "2026-12-07" not in add.post_hoc["rule"] and "< 0.8" not in add.note  # a + b: the moderate bar, ours
     assert "Pearson r >= 0.8 ('closely' / 'exceptionally')" in add.note  # the strong reading weighed beside it
     assert len(d2.per_seed["pearson without the 5% largest test-loss moves"]) == 3
+    # an operation no run of which leaves chance: no learning whose test loss MED could track (post hoc, 12-07)
+    chance = df.assign(**{"test/acc": 0.03, "steps": 15000})
+    c = {x.id: x for x in med.analyze(chance, tmp_path)[1]}["med_tracks_test_loss_a^2+a*b+b^2"]
+    assert c.reason == "precondition" and "no run of a^2+a*b+b^2 reaches test accuracy 0.1" in c.note, c.note
+    assert "of 15,000 (ended by our plateau rule" in c.note and "it does not hold" in c.note
 
 
 def test_depth_measures_the_fit_kept_after_grokking(tmp_path):
@@ -393,6 +398,12 @@ def test_threshold_claim_on_synthetic_outcomes():
     assert threshold.claims(rising, t, 41)[1].aggregate["observed share"] == 0.25
     only_rising_below = {**ok, "f0.1": [True, None, True, True, None], "f0.15": [True] * 4 + [None]}
     assert threshold.claims(only_rising_below, t, 41)[0].reason == "censored"
+    # what "still rising" rests on, per censored seed: the fitted late rise's point and the final accuracy
+    ev = pd.DataFrame({"run": [f"f0.2/s{i}" for i in range(3)], "seed": range(3), "late_rise_test": [-0.03, 0.2, 0.007],
+                       "final_test": [0.91, 0.6, 0.14]})
+    said = threshold._rising_said({"f0.2": [None, None, None]}, ev, ["f0.2"])
+    assert "f0.2: 3 seeds censored as still rising (fitted late rise -0.030, +0.200, +0.007; final test 0.91, " \
+           "0.60, 0.14): 2 of them rise by less than 0.01" in said, said
 
 
 @pytest.mark.parametrize("fig", ["fig4", "dnn", "med", "depth", "embdim", "circulant", "uniformity"])
@@ -452,9 +463,16 @@ def test_depth_amplitude_is_weighed_on_the_evals_that_hold_the_fit():
     flat = {"layers1": [0.05, 0.06], "layers2": [0.03, 0.04], "layers3": [0.01, 0.02]}  # falls with depth
     fit = {"layers1": [1.0, 1.0], "layers2": [0.5, 0.6], "layers3": [0.0, 0.1]}
     c = depth.claims(amp, {}, fit, flat)[0]
-    assert c.depends_on == ["evals the oscillation is read on"] and c.post_hoc["verdict"] == "holds"
+    assert c.depends_on == ["evals the oscillation is read on"] and "read on the evals with the training set held" \
+        in c.post_hoc["rule"]
     assert "the fit is lost after GO too" in c.note and "layers3 0.00-0.10" in c.note
     assert depth.claims(amp, {}, fit, amp)[0].holds and not depth.claims(amp, {}, fit, amp)[0].depends_on
+    # since 2026-12-07 the held-fit reading decides: no 3-layer seed holds its fit (the quick archive) -> the
+    # precondition, the every-eval amplitude (holds) beside it and the replaced rule's verdict (holds) beside
+    gone = dict(flat, layers3=[None, None])
+    c = depth.claims(amp, {}, fit, gone)[0]
+    assert c.holds is None and c.reason == "precondition" and c.post_hoc["verdict"] == "holds", (c.holds, c.note)
+    assert "every eval from GO on: holds" in c.note and not c.depends_on
 
 
 def test_uniformity_key_factor_is_weighed_within_runs():

@@ -187,6 +187,13 @@ def test_fig10_claims_under_each_definition():
     c = {x.id: x for x in fig10.claims(st)}
     assert len(c) == 4 * len(fig10.DEFS) and all(x.holds for x in c.values())
     assert c["rank_E_stable[stable]"].per_seed["adam_wd1e-3"] == pytest.approx([2 / 49, 3 / 49, 4 / 49])
+    # the later reading (from t_test + LATER): runs that end 0-200 steps past it cannot show a continued change
+    short = {r: {k: (*v, 30.0, 200.0 if r.endswith("s0") else -300.0) for k, v in p.items()} for r, p in st.items()}
+    only = {x.id: x for x in fig10.claims(short)}["only_adam_lr_changes_rank_after_grokking[stable]"]
+    assert "no later reading here: the runs end 0-200 steps after t_test + 1,000" in only.note, only.note
+    long = {r: {k: (*v, 30.0, 5000.0) for k, v in p.items()} for r, p in st.items()}
+    only = {x.id: x for x in fig10.claims(long)}["only_adam_lr_changes_rank_after_grokking[stable]"]
+    assert "no later reading" not in only.note and "read from t_test + 1,000 steps to the end" in only.note
     # "throughout": a rank that halves mid-run and comes back is not stable, whatever its endpoints (post hoc)
     swung = {r: pts((40.0, 20.0, 20.0), (49.0, 48.0, 49.0), (256.0, 90.0, 60.0), swing=25.0) for r in st}
     e = {x.id: x for x in fig10.claims(swung)}["rank_E_stable[rtol1e-4]"]

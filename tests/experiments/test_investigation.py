@@ -175,6 +175,23 @@ def test_task1_judges_each_smaller_prime_and_mlp_says_where_runs_stuck():
     assert "every run of 2, 3 layers at 0: the rise comes from the deepest alone" in c.note
 
 
+def test_task1_onset_says_the_t_test_reading_beside():
+    from groklab.experiments.investigation.compare import Times
+    from groklab.experiments.levels import contrast
+
+    e, a, p, n = task1.BASE["quick"]
+    op, no_op = task1.cell(*task1.BASE["quick"]), task1.cell("no_op", a, p, n)
+    t = {"onset": {op: Times([500.0, 550.0, 1100.0, 1000.0, 900.0]), no_op: Times([4700.0, 5400.0, 3400.0, 4750.0,
+                                                                                  4800.0])},
+         "t_test": {op: Times([4400.0, 7250.0, 5000.0, 6000.0, 5200.0]), no_op: Times([4700.0, 6600.0, 5100.0, 5900.0,
+                                                                                       5500.0])}}
+    c = contrast("op_tokens_earlier_onset", "", "onset", t["onset"], op, no_op, -1)
+    c = task1._onset_said(c, t, op, no_op, True)
+    assert c.holds is True and "read as t_test (the first eval at test acc 0.99" in c.note
+    assert "it is inconclusive (underpowered) (P = 0.5" in c.note
+    assert "one-seed trials that included this cell" in c.note
+
+
 def test_quick_task1_varies_one_factor_at_a_time():
     cells = task1.cells("quick")
     assert len(cells) == 7 and len(set(cells)) == 7

@@ -37,7 +37,7 @@ from groklab.experiments.beyond.profile import P_POLY_QUICK, QUICK_HORIZON, base
 from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
-from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.posthoc import Revision, precondition, revised
 from groklab.experiments.spec import Claim, RunSpec, seeded
 from groklab.experiments.stats import mean_ci
 from groklab.experiments.variants import variant_of
@@ -142,7 +142,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
             c.per_seed[f"pearson without the {TRIM:.0%} largest test-loss moves"] = r
             c.note = "; ".join([c.note, f"without the {TRIM:.0%} largest test-loss moves, r = {min(r):.2f} to "
                                         f"{max(r):.2f} (a measurement)"]).lstrip("; ")
-        judged.append(c)
+        judged.append(_learns(c, df))
     return _plot(df, out / "med"), judged
 
 
@@ -185,9 +185,31 @@ def _reached(df, id: str) -> str:
     if runs.empty:
         return ""
     best, last = runs.groupby("run")["test/acc"].max(), runs.groupby("run")["step"].max()
+    horizon = int(df["steps"].max()) if "steps" in df else None
+    cut = horizon is not None and int(last.max()) < horizon
     return (f"test accuracy at most {best.min():.3f}-{best.max():.3f} per run, runs ended at steps "
-            f"{int(last.min())}-{int(last.max())}" + (": no generalization for MED to track, only the test loss's "
-                                                       "rise and falls" if best.max() < 0.1 else ""))
+            f"{int(last.min())}-{int(last.max())}" + (f" of {horizon:,} (ended by our plateau rule: neither accuracy "
+                                                      "rose for 4,000 steps)" if cut else "")
+            + (": no generalization for MED to track, only the test loss's rise and falls" if best.max() < CHANCE
+               else ""))
+
+
+# Since 2026-12-07 (a nineteenth fresh read): App. D.2 speaks of MED tracking the test loss of runs that learn;
+# where no run of an operation leaves chance there is no such test loss, and the claim cannot be judged there
+CHANCE = 0.1  # the best test accuracy below which a run never left chance (p = 43: chance 0.023)
+NO_LEARNING = Revision("2026-12-07", f"inconclusive (precondition) where no run of the operation reaches test "
+                       f"accuracy {CHANCE:g}", "judged on every run, learning or not", "a fresh read: a^3 + ab never "
+                       "leaves chance here, so MED was compared with a test loss that only rises")
+
+
+def _learns(c: Claim, df) -> Claim:
+    """`c` inconclusive (precondition, NO_LEARNING) where no run of its operation leaves chance."""
+    op = c.id.removeprefix(PREFIX)
+    runs = df[df["run"].map(variant_of) == f"op{OPS.index(op)}"].dropna(subset=["test/acc"]) if op in OPS else []
+    if not len(runs) or runs["test/acc"].max() >= CHANCE:
+        return c
+    return precondition(c, f"no run of {op} reaches test accuracy {CHANCE:g} (best {runs['test/acc'].max():.3f}): "
+                           "no learning whose test loss MED could track", NO_LEARNING)
 
 
 def _present(runs) -> list[int]:

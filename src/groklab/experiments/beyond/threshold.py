@@ -79,6 +79,8 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     radii = {f"{n}": claims(grok, t, p, n)[0] for n in NS if n != N_COVER}
     judged = [weigh(revised(c, o, CENSOR_RISING), "coverage radius n", f"{N_COVER}", radii)
               if c.id == "grokking_needs_the_coverage_share" else c for c, o in zip(now, before)]
+    main = next(x for x in judged if x.id == "grokking_needs_the_coverage_share")
+    main.note = "; ".join(filter(None, [main.note, _rising_said(grok, ev, order)]))
     own = next((n for n in NS if coverage_bound(p, 0.3, n)["alpha_needed"] < 0.3), None)
     if own is not None and own != N_COVER:  # N_COVER's rule read at Table 1's p = 97, not at these runs' p
         c = next(x for x in judged if x.id == "grokking_needs_the_coverage_share")
@@ -86,6 +88,26 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
                                          f"Table 1's 30% at Table 1's p = 97; the same rule at these runs' p = {p} "
                                          f"picks n = {own} (the n = {own} reading above)"]))
     return figs, judged
+
+
+def _rising_said(grok: dict, ev, order: list) -> str:
+    """Where seeds are censored as still rising: each one's fitted rise over its last quarter (late_trend's point)
+    and its final test accuracy -- 'rising' is the interval's upper end clearing 0.01, which a flat or slightly
+    falling curve can do (a fresh read, 2026-12-07)."""
+    if ev is None or "late_rise_test" not in ev:
+        return ""
+    rise, final = by_variant(ev, "late_rise_test", order), by_variant(ev, "final_test", order)
+    said = []
+    for v in order:
+        up = [(r, f) for g, r, f in zip(grok.get(v, []), rise.get(v, []), final.get(v, [])) if g is None]
+        if up:
+            flat = sum(r is not None and r <= 0.01 for r, _ in up)
+            said.append(f"{v}: {len(up)} seeds censored as still rising (fitted late rise "
+                        + ", ".join("?" if r is None else f"{r:+.3f}" for r, _ in up) + "; final test "
+                        + ", ".join(f"{f:.2f}" for _, f in up) + f"): {flat} of them rise by less than 0.01 at the "
+                        "fit's point, censored only by its interval's upper end; counted as failures they decide as "
+                        "the replaced rule does")
+    return "; ".join(said)
 
 
 def claims(grok: dict, t: dict, p: int, n_cover: int = N_COVER) -> list[Claim]:

@@ -224,7 +224,9 @@ def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> 
                           unfit), timing and timing[d]),
             _stable(d, what, moved, {n: _rel(pts, n, d, "E", lambda a, _, c, m=None, *__: None if m is None else m / a)
                                      for n in SETUPS}, trained(JUDGED), unfit, agg),
-            judge(_later(_only(lr_id, d, parts, settles), later, agg), JUDGED, unfit),
+            judge(_later(_only(lr_id, d, parts, settles), later, agg,
+                         [w for n in SETUPS for w in _rel(pts, n, d, "EW", lambda *v: v[5] if len(v) > 5 else None)
+                          if w is not None]), JUDGED, unfit),
         ]
     return out
 
@@ -246,10 +248,18 @@ def _settles(part: Claim, after: dict, cells: list) -> Claim | None:
     return c
 
 
-def _later(c: Claim, later: dict, agg) -> Claim:
+def _later(c: Claim, later: dict, agg, windows: list | None = None) -> Claim:
     """Beside the claim, the same change read from t_test + LATER to the end (a fresh read, 2026-12-07: at t_test
-    plain Adam's rank is still collapsing, so its 'change after generalization' is mostly that collapse's end)."""
+    plain Adam's rank is still collapsing, so its 'change after generalization' is mostly that collapse's end).
+    `windows`: the steps that reading spans per run; where none reaches LATER, the runs end too soon after t_test to
+    show a 'continued' change, and the note says that instead of the near-zero numbers (a fresh read)."""
     got = {n: v for n, v in agg(later).items() if v[0] is not None}
+    if windows and max(windows) < LATER:
+        c.note = "; ".join(filter(None, [c.note, f"no later reading here: the runs end {max(0, min(windows)):,.0f}-"
+                                         f"{max(windows):,.0f} steps after t_test + {LATER:,}, too soon after "
+                                         "generalization to show whether rank keeps changing (a profile whose runs "
+                                         "train on past t_test can)"]))
+        return c
     if got:
         c.aggregate[f"|end - at t_test + {LATER}| / at t_test + {LATER} (a later reading, not judged)"] = got
         c.note = "; ".join(filter(None, [c.note, f"read from t_test + {LATER:,} steps to the end (after a collapse "

@@ -37,13 +37,15 @@ LATER = 1000  # steps after t_test from which the later reading of "after genera
 def rank_points(curves: dict, t_test) -> dict:
     """(definition, matrix) -> (rank at the first measure, at t_test (None if never), at the last, the largest
     |rank - first| over every measure: how far it strayed "throughout", and at the first measure from t_test +
-    LATER on (None if never): after a collapse that runs past t_test)."""
+    LATER on (None if never): after a collapse that runs past t_test), and the steps from t_test + LATER to the last
+    measure (None without t_test; < 0 where the run ends before it)."""
     pts = {}
     for key, (steps, r) in curves.items():
         if len(r):
             seen = t_test is not None and t_test == t_test
             before = r[steps <= t_test] if seen else []
             late = r[steps >= t_test + LATER] if seen else []
+            window = float(steps[-1] - t_test - LATER) if seen else None  # steps the later reading spans
             pts[key] = (float(r[0]), float(before[-1]) if len(before) else None, float(r[-1]),
-                        float(np.abs(r - r[0]).max()), float(late[0]) if len(late) else None)
+                        float(np.abs(r - r[0]).max()), float(late[0]) if len(late) else None, window)
     return pts
