@@ -88,3 +88,18 @@ def test_the_row_sum_null_is_the_pair_loop_null():
         a = [Censored(1500.0) if rnd.random() < 0.3 else float(rnd.randrange(50, 1500, 50)) for _ in range(na)]
         b = [Censored(1000.0) if rnd.random() < 0.3 else float(rnd.randrange(50, 1500, 50)) for _ in range(nb)]
         assert concordance(a, b, 1600.0, reps=500)["p_a_sooner"] == loop(a, b, 1600.0, reps=500)
+
+
+def test_stratified_gehan_matches_the_exact_test_on_one_stratum_and_keeps_strata_apart():
+    from groklab.survival import arrays, concordance, stratified
+
+    a, b = [100, 200, 300, None], [250, 350, None, None]
+    one = stratified([(arrays(a), arrays(b))], reps=20000)
+    exact = concordance(a, b, 1000)
+    assert one["p_a_first"] == exact["p_a_first"] == 0.75
+    assert abs(one["p_value"] - exact["p_value"]) < 0.02 and abs(one["p_a_sooner"] - exact["p_a_sooner"]) < 0.02
+    # A first within each stratum, though stratum 2's times all lie above stratum 1's: pooling would blur it
+    fast = [(arrays([10, 11, 12]), arrays([20, 21, 22])), (arrays([1000, 1001, 1002]), arrays([2000, 2001, 2002]))]
+    got = stratified(fast, reps=4000)
+    assert got["p_a_first"] == 1.0 and got["p_a_sooner"] < 0.01 and got["strata"] == 2
+    assert stratified([(arrays([]), arrays([1.0]))])["p_a_first"] is None

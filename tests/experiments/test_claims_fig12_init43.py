@@ -48,6 +48,9 @@ def test_fig12_delay_says_the_rare_token_count_beside():
     lean = _fig12(lambda lr, B, sp, s: (100, 400 + 50 * s if sp == "skewed" else 500 + 50 * s))
     assert "the runs lean the other way" in lean["skewed_delays_generalization"].note
     assert "below in 6 of 6 cells" in lean["skewed_delays_generalization"].note
+    # pooled over the cells (labels permuted within each): a reading beside that nothing here decides alone
+    assert "pooled over the cells, labels permuted within each (ours, deciding nothing): P(random first) = 0.06, " \
+           "one-sided p 1 for the claimed order, 0.0002 for the opposite" in lean["skewed_delays_generalization"].note
     # each cell said: one decided the claimed way with its censored skewed run, the rest leaning the other way
     mixed = _fig12(lambda lr, B, sp, s: (100, ((None if s == 0 else 1500) if sp == "skewed" else 500 + 50 * s))
                    if (lr, B) == (0.01, 256) else (100, 400 + 50 * s if sp == "skewed" else 500 + 50 * s))

@@ -27,7 +27,7 @@ from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.stats import alpha, per_seed, run_table
 from groklab.plots.curves import acc_grid
-from groklab.survival import Censored
+from groklab.survival import Censored, arrays, stratified
 
 NAME = "fig12"
 TITLE = "Figs. 12/13: mul, lr 0.01 and 0.005 x batch 256/512/1024 x split (random, uniform, skewed)"
@@ -126,6 +126,9 @@ def _premise(c: Claim, rare: dict[str, int]) -> Claim:
     return revised(revised(c, deepcopy(c), RARE_TOKENS), gated, SKEWED_UPDATES)
 
 
+POOLED = "pooled over the cells, labels permuted within each (ours, deciding nothing)"
+
+
 def _lean(c: Claim) -> str:
     """Which way each cell leans, decided or not, with the skewed runs that never reach 0.99 (censored): a reader
     sees where the arms agree and where a single cell decides."""
@@ -143,8 +146,11 @@ def _lean(c: Claim) -> str:
     up, down = sum(x > 0.5 for x in P), sum(x < 0.5 for x in P)
     way = ("the runs lean the other way: skewed first" if down > len(P) / 2 else
            "the runs lean the claimed way" if up > len(P) / 2 else "the runs lean neither way")
+    pooled = c.aggregate.get(POOLED)
+    both = (f"; {POOLED}: P(random first) = {pooled['p_a_first']:.2f}, one-sided p {pooled['p_a_sooner']:.3g} for the "
+            f"claimed order, {pooled['p_b_sooner']:.3g} for the opposite") if pooled else ""
     return (f"P(random first) by cell: {', '.join(parts)}; above 1/2 in {up}, below in {down} of {len(P)} "
-            f"cells: {way}")
+            f"cells: {way}{both}")
 
 
 def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
@@ -155,5 +161,8 @@ def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
                    {"test acc 0.95": cells95} if cells95 is not None else None)
     c.statistic = (f"presumes a skew that makes tokens rare: every skewed run's split leaves some token in <= {RARE} "
                    "training rows; " + c.statistic)
+    pooled = stratified([(arrays(a), arrays(b)) for a, b in cells.values()])  # a reading beside (a fresh read)
+    if pooled["p_a_first"] is not None:
+        c.aggregate[POOLED] = {k: round(v, 4) if isinstance(v, float) else v for k, v in pooled.items()}
     c.per_seed.update(shown_beside)
     return c

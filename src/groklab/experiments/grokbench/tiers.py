@@ -25,6 +25,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from groklab.survival import stratified
+
 REPS = 2000  # bootstrap resamples
 PERMS = 5000  # Monte Carlo label permutations per test
 LEVEL = 0.95
@@ -81,25 +83,10 @@ def interval(values: list, level: float = LEVEL) -> tuple[Optional[float], Optio
 
 
 def stratified_p(a: dict, b: dict, perms: int = PERMS, seed: int = 0) -> Optional[float]:
-    """Two-sided Monte Carlo p of the mean over studies of P_k(A before B) against labels permuted within each study
-    ((count of |stat - 1/2| at least the observed + 1) / (perms + 1))."""
+    """Two-sided Monte Carlo p of the mean over studies of P_k(A before B), labels permuted within each study
+    (survival.stratified)."""
     keys = sorted(set(a) & set(b))
-    if not keys:
-        return None
-    rng = np.random.default_rng(seed)
-    obs = np.mean([pair_score(a[k], b[k]) for k in keys])
-    total = np.zeros(perms)
-    for k in keys:
-        t = np.concatenate([a[k][0], b[k][0]])
-        o = np.concatenate([a[k][1], b[k][1]])
-        n = len(a[k][0])
-        idx = np.argsort(rng.random((perms, len(t))), axis=1)
-        ta, oa, tb, ob = t[idx[:, :n]], o[idx[:, :n]], t[idx[:, n:]], o[idx[:, n:]]
-        first = oa[:, :, None] & (ta[:, :, None] < tb[:, None, :])
-        later = ob[:, None, :] & (tb[:, None, :] < ta[:, :, None])
-        total += (first.astype(float) - later).mean(axis=(1, 2)) / 2 + 0.5
-    null = total / len(keys)
-    return float((np.sum(np.abs(null - 0.5) >= abs(obs - 0.5) - 1e-12) + 1) / (perms + 1))
+    return stratified([(a[k], b[k]) for k in keys], perms, seed)["p_value"] if keys else None
 
 
 def holm(pvalues: dict) -> dict:
