@@ -530,6 +530,10 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     fracs = {0.3: [0.9, 0.92, 0.91, 0.9, 0.93], 0.6: [0.95, 0.96, 0.94, 0.95, 0.97], 0.9: [0.97, 1.0, 0.96, 1.0, 0.97]}
     below, trend = fig4.claims(fracs, {})
     assert below.holds is False and "2 of 5 seeds fail" in below.note
+    # what refutes it is the largest frac alone (ours), where 004's relation as we read it allows 1 (a fresh read)
+    assert "what refutes it is frac 0.9 alone (ours: Fig. 4's fracs were lost), where 2 of 5 seeds reach 1" \
+        in below.note
+    assert "averages 0.51 at the other fracs, which puts U-Acc at 1 from frac 0.49 on" in below.note, below.note
     assert below.post_hoc["verdict"] == "inconclusive (underpowered)"  # the mean's CI reached 0.99
     # at frac 0.3 the statistic is ~0.64; the caps at 0.6 and 0.9 are 0.4 and 0.1: it cannot rise
     assert trend.holds is None and trend.reason == "precondition" and "cannot rise" in trend.note

@@ -99,6 +99,22 @@ CAN_RISE = Revision("2026-12-06", "a frac whose cap 1 - frac lies at or below th
                     "trend fall (reads of the verdicts, 2026-11-28 and 2026-12-06)")
 
 
+def _at_top(cells: dict, fracs: dict, top: float) -> str:
+    """Where only the largest frac (ours) has seeds at 1: what they reach, and where the relation the next sentence
+    states -- (1 - frac) U-Acc about constant, as we read it -- puts U-Acc at 1 (a fresh read, 2026-12-07)."""
+    at = [u for u in cells.get(f"frac={top:g}", []) if u is not None]
+    rest = [(1 - x) * u for x, v in fracs.items() if x != top for u in v if u is not None]
+    if not at or max(at) < REACH or not rest or any(u >= REACH for x, v in fracs.items() if x != top for u in v
+                                                    if u is not None):
+        return ""
+    k = sum(rest) / len(rest)
+    hit = sum(u >= REACH for u in at)
+    return (f"what refutes it is frac {top:g} alone (ours: Fig. 4's fracs were lost), where {hit} "
+            f"of {len(at)} seeds reach {max(at):.3g}; (1 - frac) x U-Acc, the relation 004's next sentence states as "
+            f"we read it, averages {k:.2f} at the other fracs, which puts U-Acc at 1 from frac {1 - k:.2f} on: frac "
+            f"{top:g} may lie outside what the sentence speaks of")
+
+
 def _below(u_rising) -> bool | None:
     """A run stays below REACH only where its curve is shown flat at its end (a run still rising is censored)."""
     u, rising = u_rising
@@ -126,6 +142,7 @@ def claims(fracs: dict, ceil: dict, rising: dict | None = None, go: dict | None 
     rest = {c: v for c, v in cells.items() if top is not None and c != f"frac={top:g}"}
     if rest and len(rest) < len(cells):
         c1 = weigh(c1, "fracs", f"{min(fracs):g}-{top:g}", {f"without {top:g}": stays(rest, up)})
+        c1.note = "; ".join(filter(None, [c1.note, _at_top(cells, fracs, top)]))
     beyond = {f"frac={x:g}": [(1 - x) * u for u in v if u is not None] for x, v in sorted(fracs.items())}
     xs = {f"frac={x:g}": x for x in sorted(fracs)}
 
