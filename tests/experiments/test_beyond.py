@@ -473,6 +473,7 @@ def test_depth_amplitude_is_weighed_on_the_evals_that_hold_the_fit():
     c = depth.claims(amp, {}, fit, gone)[0]
     assert c.holds is None and c.reason == "precondition" and c.post_hoc["verdict"] == "holds", (c.holds, c.note)
     assert "every eval from GO on: holds" in c.note and not c.depends_on
+    assert c.note.startswith("layers3: no seed holds its training set (train acc >= 0.99) for 10 evals"), c.note
 
 
 def test_uniformity_key_factor_is_weighed_within_runs():

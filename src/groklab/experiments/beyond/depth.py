@@ -116,6 +116,11 @@ def claims(amp: dict, drops: dict, fit: dict | None = None, held: dict | None = 
                      f"(None: no GO, or fewer than {MIN_HELD} such evals after U-Acc)", held, xs, +1, strength=RHO)
         old = weigh(deepcopy(amp_c), "evals the oscillation is read on", "every eval from GO on",
                     {f"the training set held (train acc >= {HELD:g})": deepcopy(kept)})
+        none = [v for v, x in held.items() if x and all(y is None for y in x)]
+        if none and kept.reason == "precondition":  # say why in the data's terms, not the trend rule's
+            kept.note = (f"{', '.join(none)}: no seed holds its training set (train acc >= {HELD:g}) for {MIN_HELD} "
+                         "evals after its U-Acc, so the sentence's oscillation (test points moving while the training "
+                         "points stay) cannot be read there")
         amp_c = revised(weigh(kept, "evals the oscillation is read on", f"the training set held (train acc >= "
                                                                         f"{HELD:g})", {"every eval from GO on": every}),
                         old, HELD_FIT)
