@@ -437,6 +437,13 @@ def test_table1_published_numbers_against_a_prediction_interval():
     by = {c: row(c) for c in TABLE}
     got = {c.id: c for c in published_claims(by)}
     assert got["table1_u_acc_as_published"].holds is True and got["table1_l_acc_as_published"].holds is True
+    # STRIP rows on str.py's offset ids weighed beside the shared-id ones: far below 004's U-Acc there, the
+    # verdict depends on the encoding (a nineteenth read, 2026-12-07)
+    off = {**by, **{("strip_offset", k): row(("strip", k), shift=-0.3 if k < 67 else 0.0) for s, k in TABLE
+                    if s == "strip"}}
+    u = {c.id: c for c in published_claims(off)}["table1_u_acc_as_published"]
+    assert u.depends_on == ["STRIP encoding"] and u.sensitivity["STRIP encoding=str.py's offset ids"]["verdict"] \
+        == "does not hold" and "STRIP rows from our runs with shared operand ids" in u.note, u.note
     assert got["table1_go_epoch_as_published"].holds is True  # STRIP 67 "disappear": no published GO to compare
     by[("strip", 40)] = row(("strip", 40), go_none=True)
     go = {c.id: c for c in published_claims(by)}["table1_go_epoch_as_published"]

@@ -98,3 +98,18 @@ def test_a_tie_of_reasons_gives_the_same_reason_in_every_process():
                               stdout=subprocess.PIPE, text=True) for h in (0, 1, 2, 3)]  # side by side: ~4 s each
     got = {p.communicate()[0].strip() for p in procs}
     assert got == {"censored"} and all(p.returncode == 0 for p in procs)
+
+
+def test_a_monte_carlo_p_within_its_error_of_the_bar_is_made_exact():
+    from groklab.experiments import claims
+    from groklab.survival import concordance
+
+    a = [100, 110, 120, 130, 140, 150, 160, 170, 180, 300]
+    b = [125, 135, 145, 155, 165, 175, 185, 195, 205, 215]  # 10 vs 10: 184,756 labellings, Monte Carlo by default
+    mc = concordance(a, b, 1000)
+    exact = concordance(a, b, 1000, max_exact=200_000)
+    assert mc["p_a_sooner"] != exact["p_a_sooner"]
+    at_bar = claims._near_bar(a, b, 1000, level=mc["p_a_sooner"])  # the draw's p sits on the bar: exact
+    assert at_bar["p_a_sooner"] == exact["p_a_sooner"]
+    far = claims._near_bar(a, b, 1000, level=0.5)  # far from the bar: the draw stands
+    assert far["p_a_sooner"] == mc["p_a_sooner"]

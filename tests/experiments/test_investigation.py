@@ -173,6 +173,18 @@ def test_task1_judges_each_smaller_prime_and_mlp_says_where_runs_stuck():
     by_d = {"L2": 2, "L3": 3, "L5": 5}
     c = mlp._unstable(Claim("depth_destabilises", "t", "s"), {"L2": [0, 0], "L3": [0, 0], "L5": [1, 2]}, by_d)
     assert "every run of 2, 3 layers at 0: the rise comes from the deepest alone" in c.note
+    # the deepest against the shallowest as two samples, and train-accuracy falls beside (a fresh read, 2026-12-07)
+    falls = {"L2": [0, 0, 0, 0], "L3": [0, 0, 0, 0], "L5": [1, 4, 2, 3]}
+    c = mlp._unstable(Claim("depth_destabilises", "t", "s"), {"L2": [0] * 4, "L3": [0] * 4, "L5": [0, 2, 0, 1]},
+                      by_d, falls)
+    assert "test-acc drops, 5 against 2 layers as two samples (Mann-Whitney, one-sided): P(more) = 0.75" in c.note
+    assert "train-acc falls >= 0.05 (a reading beside) (2 layers 0-0, 3 layers 0-0, 5 layers 1-4), 5 against 2 " \
+           "layers as two samples (Mann-Whitney, one-sided): P(more) = 1.00, p = 0.014" in c.note, c.note
+    import pandas as pd
+
+    df = pd.DataFrame({"run": ["a/s0"] * 4 + ["a/s1"] * 4, "step": [0, 50, 100, 150] * 2,
+                       "train/acc": [0.5, 1.0, 0.9, 1.0, 0.5, 0.97, 0.95, 0.99]})
+    assert mlp.train_drops(df) == {"a": [1, 0]}
 
 
 def test_task1_onset_says_the_t_test_reading_beside():
@@ -512,6 +524,7 @@ def test_width_is_judged_on_end_state_at_the_ceiling_and_on_speed_both_ways():
          "t_test": {wide: [1400, 1300, 1500, 1450, 1350, 1400], narrow: [1700, 1500, 1600, 1750, 1650, 1550]}}
     c = mlp._width(t, wide, narrow)
     assert c.holds is True and c.post_hoc["verdict"] == "inconclusive (precondition)"  # the ceiling rule's
+    assert "every run ends at test accuracy 1.0 (12 runs): the end state cannot differ" in c.note
     t["t_test"][narrow] = [x * 4 for x in t["t_test"][narrow]]  # the narrow net groks 4x later: not "minimal"
     assert mlp._width(t, wide, narrow).holds is False
 

@@ -72,7 +72,7 @@ def sooner(a: Sequence, b: Sequence, horizon: Optional[float] = None, level: Opt
     {"P(A first)", "p", "n", "median A", "median B", "open pairs", "verdict": (holds, reason, why)}."""
     level = alpha() if level is None else level
     horizon = horizon_of(a, b) if horizon is None else horizon
-    c = concordance(list(a), list(b), horizon)
+    c = _near_bar(list(a), list(b), horizon, level)
     ma, mb = (km_median(list(g), horizon) for g in (a, b))
     out = {"P(A first)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
            "median A": [ma["median"], ma["lo"], ma["hi"]], "median B": [mb["median"], mb["lo"], mb["hi"]],
@@ -85,11 +85,29 @@ def lower(a: Sequence[float], b: Sequence[float], level: Optional[float] = None)
     """Statistics of "A's values lie below B's" for levels no run can fail to have (final accuracy, ...): the
     Mann-Whitney P(a value of A is below one of B), ties 1/2, with its exact one-sided p; the same verdict rule."""
     top = max((float(x) for x in (*a, *b)), default=0.0) + 1.0
-    c = concordance([float(x) for x in a], [float(x) for x in b], top)
+    level = alpha() if level is None else level
+    c = _near_bar([float(x) for x in a], [float(x) for x in b], top, level)
     out = {"P(A lower)": c["p_a_first"], "p": c["p_a_sooner"], "n": [len(a), len(b)],
            "median A": _median(a), "median B": _median(b)}
-    out["verdict"] = _judge(c, len(a) + len(b), alpha() if level is None else level)
+    out["verdict"] = _judge(c, len(a) + len(b), level)
     return out
+
+
+EXACT_NEAR_BAR = 200_000  # labellings an exact null may enumerate where a Monte Carlo p sits near the bar
+
+
+def _near_bar(a: list, b: list, horizon: float, level: float) -> dict:
+    """concordance, made exact (up to EXACT_NEAR_BAR labellings) where its Monte Carlo p lies within three of its
+    standard errors of the bar `level`: a verdict must not rest on the draw (a nineteenth read: 0.0162 against 0.0167
+    by Monte Carlo, 0.01665 exact)."""
+    c = concordance(a, b, horizon)
+    n = math.comb(len(a) + len(b), len(a)) if a and b else 0
+    if not MAX_EXACT < n <= EXACT_NEAR_BAR:
+        return c
+    se = 3 * math.sqrt(level * (1 - level) / MAX_EXACT)
+    if any(c[k] is not None and abs(c[k] - level) <= se for k in ("p_a_sooner", "p_b_sooner")):
+        return concordance(a, b, horizon, max_exact=n)
+    return c
 
 
 def _median(v: Sequence[float]) -> Optional[float]:

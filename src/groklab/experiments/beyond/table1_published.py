@@ -30,8 +30,24 @@ P = 97  # the modulus of Table 1
 
 
 def published_claims(by: dict) -> list:
-    """U-Acc, L-Acc and GO-epoch of each of Table 1's rows against ours ({(split, k at p = 97): our table row})."""
-    rows = {(s, k): r for (s, k), r in by.items() if (s, k) in TABLE}
+    """U-Acc, L-Acc and GO-epoch of each of Table 1's rows against ours ({(split, k at p = 97): our table row}), the
+    STRIP rows from our shared-id runs; where the offset-id runs (str.py's, the code behind Table 1's STRIP rows)
+    exist, the same judged on them and weighed beside (a nineteenth read, 2026-12-07)."""
+    shared = _published({(s, k): r for (s, k), r in by.items() if (s, k) in TABLE})
+    offset = {("strip", k): r for (s, k), r in by.items() if s == "strip_offset" and ("strip", k) in TABLE}
+    if not offset:
+        return shared
+    other = _published({**{(s, k): r for (s, k), r in by.items() if s == "square" and (s, k) in TABLE}, **offset})
+    out = []
+    for c, o in zip(shared, other):
+        c.note = "; ".join(filter(None, [c.note, "STRIP rows from our runs with shared operand ids (rec.py's and "
+                                         "base.py's encoding)"]))
+        out.append(weigh(c, "STRIP encoding", "shared ids", {"str.py's offset ids": o}))
+    return out
+
+
+def _published(rows: dict) -> list:
+    """The three column claims on `rows` ({(split, k): our table row}, the splits named as in TABLE)."""
     name = lambda s, k: f"{s} k={k}"  # noqa: E731
     cols = (("u_acc", "U-Acc", "U_per_seed", 0, 0.01), ("l_acc", "L-Acc", "L_per_seed", 1, 0.01),
             ("go_epoch", "GO-epoch", "GO_per_seed", 2, 1.0))

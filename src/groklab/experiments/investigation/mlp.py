@@ -29,7 +29,7 @@ import statistics
 from pathlib import Path
 
 from groklab.experiments.choices import weigh
-from groklab.experiments.claims import no_later_claim, time_claim
+from groklab.experiments.claims import lower, no_later_claim, time_claim
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.investigation.compare import draw, end_state, table
 from groklab.experiments.investigation.profile import budget, model
@@ -67,7 +67,18 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = draw(df, out, "mlp", "002 Figs 4-5: MLP, alpha / depth / width", list(cells(profile)))
-    return figs, claims(table(df), profile)
+    return figs, claims({**table(df), "train_drops": train_drops(df)}, profile)
+
+
+def train_drops(df, drop: float = 0.05) -> dict[str, list[int]]:
+    """{cell: per run, how often train accuracy fell by >= `drop` between consecutive evals}: what "training
+    stability" names, beside the test-accuracy drops (a fresh read, 2026-12-07)."""
+    out: dict[str, list[int]] = {}
+    if df.empty or "train/acc" not in df:
+        return out
+    for run, g in df.dropna(subset=["train/acc"]).sort_values(["run", "step"]).groupby("run", sort=True):
+        out.setdefault(run.rsplit("/", 1)[0], []).append(int((g["train/acc"].diff() <= -drop).sum()))
+    return out
 
 
 def claims(t: dict, profile: str) -> list[Claim]:
@@ -80,7 +91,8 @@ def claims(t: dict, profile: str) -> list[Claim]:
         _end(t, hi_a, lo_a),
         _by_depth(trend("depth_slows", "More layers slow grokking down.", "t_test", t["t_test"], by_d, 1), t, by_d),
         _unstable(trend("depth_destabilises", "More layers make training less stable.",
-                        "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1), t["drops"], by_d),
+                        "drops (test-acc falls >= 0.05 between evals)", t["drops"], by_d, 1), t["drops"], by_d,
+                  t.get("train_drops")),
         _width(t, f"a0.5-L3-w{widths[-1]}", f"a0.5-L3-w{widths[0]}"),
     ]
 
@@ -117,16 +129,31 @@ def _by_depth(c: Claim, t: dict, by_d: dict) -> Claim:
     return c
 
 
-def _unstable(c: Claim, drops: dict, by_d: dict) -> Claim:
+def _unstable(c: Claim, drops: dict, by_d: dict, train: dict | None = None) -> Claim:
     """Where the trend comes from: each depth's drops per run (a fresh read, 2026-12-07: a rise from one depth
-    alone, with every run of the others at 0, makes a degenerate interval)."""
-    spans = [f"{by_d[k]} layers {min(v):g}-{max(v):g}" for k in sorted(by_d, key=by_d.get)
+    alone, with every run of the others at 0, makes a degenerate interval), the deepest against the shallowest as
+    two samples, and the same for falls of train accuracy -- what "training stability" names -- beside it."""
+    order = sorted(by_d, key=by_d.get)
+    spans = [f"{by_d[k]} layers {min(v):g}-{max(v):g}" for k in order
              if (v := [x for x in drops.get(k, []) if x is not None])]
     flat = [k for k in by_d if drops.get(k) and not any(drops[k])]
     c.note = "; ".join(filter(None, [c.note, "drops per run: " + ", ".join(spans) + (
         f" (every run of {', '.join(str(by_d[k]) for k in sorted(flat, key=by_d.get))} layers at 0: the rise comes "
-        "from the deepest alone)" if len(flat) == len(by_d) - 1 else "")]))
+        "from the deepest alone)" if len(flat) == len(by_d) - 1 else ""), _two(drops, order, by_d, "test-acc drops"),
+        _two(train or {}, order, by_d, "train-acc falls >= 0.05 (a reading beside)", spans=True)]))
     return c
+
+
+def _two(counts: dict, order: list, by_d: dict, what: str, spans: bool = False) -> str:
+    """'{what}, deepest against shallowest (Mann-Whitney, one-sided): P = .., p = ..' (with each depth's span)."""
+    deep, shallow = ([x for x in counts.get(k, []) if x is not None] for k in (order[-1], order[0]))
+    if not deep or not shallow:
+        return ""
+    r = lower(shallow, deep)
+    per = (" (" + ", ".join(f"{by_d[k]} layers {min(v)}-{max(v)}" for k in order if (v := counts.get(k))) + ")"
+           if spans else "")
+    return (f"{what}{per}, {by_d[order[-1]]} against {by_d[order[0]]} layers as two samples (Mann-Whitney, "
+            f"one-sided): P(more) = {r['P(A lower)']:.2f}, p = {r['p']:.2g}")
 
 
 def _end(t: dict, hi_a: str, lo_a: str) -> Claim:
@@ -199,6 +226,10 @@ def _width(t: dict, wide: str, narrow: str) -> Claim:
                                         "final test accuracy; judged where some compared run ends below the ceiling "
                                         "1.0", t["final_test"], wide, narrow, 0.05, floor=0.9))
     c = revised(all_of("width_matters_little", text, {"end state": end, **speed(NEAR)}), old, BOTH)
+    ends = [x for k in (wide, narrow) for x in t["final_test"].get(k, []) if x is not None]
+    if ends and min(ends) >= 1.0 - 1e-9:  # a fresh read: say what decides when the levels cannot
+        c.note = "; ".join(filter(None, [c.note, f"every run ends at test accuracy 1.0 ({len(ends)} runs): the end "
+                                         "state cannot differ, and the speed part alone decides"]))
     # the margin is ours (000 Fig. 5's "balances speed"): a tighter one weighed beside (a fresh read, 2026-12-06)
     return weigh(c, "speed margin", f"{NEAR:g}x", {f"{TIGHT:g}x": all_of(c.id, text, {"end state": end,
                                                                                       **speed(TIGHT)})})
