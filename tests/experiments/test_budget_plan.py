@@ -75,8 +75,12 @@ def test_plan_lists_what_is_left_with_estimates(tmp_path, capsys):
     assert all(r[2] == "2" and float(r[3]) > 0 for r in rows)
     # each term of the estimate beside it, adding up to it (the columns are rounded to whole seconds)
     assert lines[0].split()[-5:] == ["start", "steps", "compute", "evaluation", "measures"]
-    assert all(abs(sum(map(float, r[4:9])) - float(r[3])) <= 3 for r in rows)
-    assert lines[-1].startswith("4 units, about ") and lines[-1].endswith(" min on cpu")
+    assert all(abs(sum(map(float, r[5:10])) - float(r[3])) <= 3 for r in rows)
+    # fig2's runs stop early once they grok: each estimate (to the horizon) is an upper bound, and says so
+    assert all(r[4] == "upper" for r in rows) and lines[0].split()[5] == "bound"  # "est. s": two words
+    assert lines[-1].startswith("4 units, about ") and lines[-1].endswith(
+        " min on cpu; 4 of them upper bounds (a stopping rule can end their runs before the horizon the estimate "
+        "assumes)")
     # runs a tree already holds are not listed
     reproduce("embedding/fig2", tmp_path / "t", seeds=2, overrides=TINY, only="add/*", echo=lambda *_: None)
     from groklab.experiments.estimate import units

@@ -112,8 +112,11 @@ def _seconds(unit: dict[str, list], device: str, stacks: bool = True) -> float:
 
 def _row(study: str, unit: dict[str, list], device: str, stacks: bool) -> dict:
     terms = _terms(unit, device, stacks)
+    # the estimate trains every run to its horizon: an upper bound where a stopping rule can end runs sooner
+    stops = any(c.stop.early or c.stop.plateau for cs in unit.values() for c in cs)
     return {"study": study, "unit": ",".join(unit), "runs": sum(map(len, unit.values())),
-            "seconds": round(sum(terms.values()), 1), "terms": {k: round(v, 1) for k, v in terms.items()}}
+            "seconds": round(sum(terms.values()), 1), "terms": {k: round(v, 1) for k, v in terms.items()},
+            "bound": "upper" if stops else "horizon"}
 
 
 def print_plan(target: str, profile: str, seeds: int | None = None, source=None, out=None, device: str = "cpu",
@@ -132,13 +135,17 @@ def print_plan(target: str, profile: str, seeds: int | None = None, source=None,
     u = max([len(r["unit"]) for r in rows] + [4])
     if rows and slice_s is None:  # each term of the estimate beside it (sweep.cost.TERMS; costs.json says which
         # terms were measured and which fitted)
-        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}  " + "  ".join(f"{t:>10}" for t in TERMS))
+        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}  {'bound':>7}  "
+             + "  ".join(f"{t:>10}" for t in TERMS))
     for r in rows if slice_s is None else []:
-        echo(f"{r['study']:<{w}}  {r['unit']:<{u}}  {r['runs']:>5}  {r['seconds']:>8.0f}  "
+        echo(f"{r['study']:<{w}}  {r['unit']:<{u}}  {r['runs']:>5}  {r['seconds']:>8.0f}  {r['bound']:>7}  "
              + "  ".join(f"{r['terms'][t]:>10.0f}" for t in TERMS))
     total = sum(r["seconds"] for r in rows) / (max(jobs, 1) if device == "cpu" else 1)
     side = f" ({jobs} jobs)" if device == "cpu" and jobs > 1 else ""
-    echo(f"{len(rows)} units, about {total / 60:.0f} min on {device}{side}")
+    upper = sum(r["bound"] == "upper" for r in rows)
+    said = (f"; {upper} of them upper bounds (a stopping rule can end their runs before the horizon the estimate "
+            "assumes)" if upper else "")
+    echo(f"{len(rows)} units, about {total / 60:.0f} min on {device}{side}{said}")
     return rows
 
 
