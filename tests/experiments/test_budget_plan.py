@@ -75,12 +75,11 @@ def test_plan_lists_what_is_left_with_estimates(tmp_path, capsys):
     assert all(r[2] == "2" and float(r[3]) > 0 for r in rows)
     # each term of the estimate beside it, adding up to it (the columns are rounded to whole seconds)
     assert lines[0].split()[-5:] == ["start", "steps", "compute", "evaluation", "measures"]
-    assert all(abs(sum(map(float, r[5:10])) - float(r[3])) <= 3 for r in rows)
+    assert all(abs(sum(map(float, r[6:11])) - float(r[3])) <= 3 for r in rows)
     # fig2's runs stop early once they grok: each estimate (to the horizon) is an upper bound, and says so
     assert all(r[4] == "upper" for r in rows) and lines[0].split()[5] == "bound"  # "est. s": two words
-    assert lines[-1].startswith("4 units, about ") and lines[-1].endswith(
-        " min on cpu; 4 of them upper bounds (a stopping rule can end their runs before the horizon the estimate "
-        "assumes)")
+    assert lines[-1].startswith("4 units, about ") and " min on cpu; 4 of them upper bounds (a stopping rule can " \
+        "end their runs before the horizon the estimate assumes)" in lines[-1]
     # runs a tree already holds are not listed
     reproduce("embedding/fig2", tmp_path / "t", seeds=2, overrides=TINY, only="add/*", echo=lambda *_: None)
     from groklab.experiments.estimate import units
@@ -90,6 +89,25 @@ def test_plan_lists_what_is_left_with_estimates(tmp_path, capsys):
     # on a GPU a unit is one stack: its seeds share the per-step cost, so 4 seeds cost less than twice 2
     two, four = (units("embedding/fig2", "quick", seeds=n, device="cuda") for n in (2, 4))
     assert all(0 < a["seconds"] <= b["seconds"] < 2 * a["seconds"] for a, b in zip(two, four))
+
+
+def test_plan_expects_the_share_of_the_horizon_the_quick_archive_trained(capsys, monkeypatch):
+    """An upper-bound estimate beside what the same study's quick runs used of their horizon: fig6's quick runs
+    stop once they grok (a median of about a fifth of the horizon), so its paper estimate expects far less."""
+    from pathlib import Path
+
+    from groklab.experiments.estimate import stop_share
+
+    root = Path(__file__).resolve().parents[2]
+    share = stop_share(root / "results" / "embedding-quick" / "fig6")
+    assert share is not None and 0.05 < share < 0.5
+    assert stop_share(root / "results" / "embedding-quick" / "no-such-study") is None
+    monkeypatch.chdir(root)
+    assert main(["plan", "embedding/fig6", "--profile", "paper", "--device", "cuda"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    rows = [x.split() for x in lines[1:-1]]
+    assert all(r[4] == "upper" and float(r[5]) < float(r[3]) for r in rows), rows
+    assert "expected at the share of the horizon the quick archive's runs trained" in lines[-1]
 
 
 def test_plan_slices_fit_one_command_and_name_real_runs():

@@ -131,20 +131,27 @@ def print_plan(target: str, profile: str, seeds: int | None = None, source=None,
     if slice_s is not None:
         for line in markdown(target, rows, slice_s, profile, str(source) if source else None):
             echo(line)
+    _expected(rows, target)
     w = max([len(r["study"]) for r in rows] + [5])
     u = max([len(r["unit"]) for r in rows] + [4])
     if rows and slice_s is None:  # each term of the estimate beside it (sweep.cost.TERMS; costs.json says which
         # terms were measured and which fitted)
-        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}  {'bound':>7}  "
+        echo(f"{'study':<{w}}  {'unit':<{u}}  {'runs':>5}  {'est. s':>8}  {'bound':>7}  {'expect':>7}  "
              + "  ".join(f"{t:>10}" for t in TERMS))
     for r in rows if slice_s is None else []:
+        shown = "-" if r.get("expected") is None else f"{r['expected']:.0f}"
         echo(f"{r['study']:<{w}}  {r['unit']:<{u}}  {r['runs']:>5}  {r['seconds']:>8.0f}  {r['bound']:>7}  "
-             + "  ".join(f"{r['terms'][t]:>10.0f}" for t in TERMS))
+             f"{shown:>7}  " + "  ".join(f"{r['terms'][t]:>10.0f}" for t in TERMS))
     total = sum(r["seconds"] for r in rows) / (max(jobs, 1) if device == "cpu" else 1)
     side = f" ({jobs} jobs)" if device == "cpu" and jobs > 1 else ""
     upper = sum(r["bound"] == "upper" for r in rows)
     said = (f"; {upper} of them upper bounds (a stopping rule can end their runs before the horizon the estimate "
             "assumes)" if upper else "")
+    known = [r for r in rows if r.get("expected") is not None]
+    if known and slice_s is None:
+        exp = sum(r.get("expected", r["seconds"]) if r.get("expected") is not None else r["seconds"] for r in rows)
+        said += (f"; about {exp / (max(jobs, 1) if device == 'cpu' else 1) / 60:.0f} min expected at the share of "
+                 f"the horizon the quick archive's runs trained ({len(known)} units)")
     echo(f"{len(rows)} units, about {total / 60:.0f} min on {device}{side}{said}")
     return rows
 
@@ -185,3 +192,32 @@ def markdown(target: str, rows: list[dict], limit_s: float, profile: str, archiv
         lines.append(f"| {i} | {what}{over} | {total:.0f} | `{env}bash benchmarks/gpu_slice.sh {int(limit_s)} {est} "
                      f"{units}` |")
     return lines
+
+
+def stop_share(study: Path) -> float | None:
+    """The median over an archived study's runs of the share of its horizon a run trained (last step / steps):
+    how much of an upper-bound estimate a stopping rule left, read from runs that ran (None: no archive there)."""
+    from groklab.store.archive import archived_runs
+
+    if not (study / "runs.jsonl.gz").is_file():
+        return None
+    shares = [doc["summary"]["steps"] / doc["config"]["steps"] for doc in archived_runs(study)
+              if isinstance(doc.get("summary"), dict) and doc["summary"].get("steps") and doc["config"].get("steps")]
+    return float(sorted(shares)[len(shares) // 2]) if shares else None
+
+
+def _expected(rows: list[dict], target: str) -> None:
+    """Each upper-bound row's expected seconds: its start, and the rest at the share of the horizon the same study's
+    runs trained in the quick archive (results/<package>-quick, where the plan runs in the repository)."""
+    package = target.split("/", 1)[0]
+    shares: dict = {}
+    for r in rows:
+        if r["bound"] != "upper":
+            continue
+        if r["study"] not in shares:
+            shares[r["study"]] = stop_share(Path("results") / f"{package}-quick" / r["study"])
+        f = shares[r["study"]]
+        if f is not None:
+            start = r["terms"].get("start", 0.0)
+            r["expected"] = round(start + (r["seconds"] - start) * min(f, 1.0), 1)
+
