@@ -38,7 +38,8 @@ def test_same_verdict_stands_and_says_so():
     assert "optim.lr=0.001 gives this claim the very same values" in combine(claim(True), claim(True), LR).note
     # both undecided alike: the arm supports nothing
     both = combine(claim(None, "censored"), Claim("c", "t", "r", {"a": [3.0]}, {}, None, reason="censored"), LR)
-    assert "also inconclusive (censored): it confirms nothing" in both.note
+    assert "also inconclusive (censored): it confirms nothing (its values where they differ from ours: a 3)" \
+        in both.note, both.note
 
 
 def test_different_decided_verdicts_keep_ours_and_mark_the_dependence():

@@ -442,8 +442,10 @@ def test_table1_published_numbers_against_a_prediction_interval():
     off = {**by, **{("strip_offset", k): row(("strip", k), shift=-0.3 if k < 67 else 0.0) for s, k in TABLE
                     if s == "strip"}}
     u = {c.id: c for c in published_claims(off)}["table1_u_acc_as_published"]
-    assert u.depends_on == ["STRIP encoding"] and u.sensitivity["STRIP encoding=str.py's offset ids"]["verdict"] \
-        == "does not hold" and "STRIP rows from our runs with shared operand ids" in u.note, u.note
+    # since 2026-12-07 the offset ids decide (the sibling strip67 claim's encoding), the shared ids beside
+    assert u.depends_on == ["STRIP encoding"] and u.sensitivity["STRIP encoding=shared ids"]["verdict"] == "holds"
+    assert "STRIP rows from our runs on str.py's offset ids" in u.note and "2026-12-07: STRIP rows from str.py" in \
+        u.post_hoc["rule"], u.note
     assert got["table1_go_epoch_as_published"].holds is True  # STRIP 67 "disappear": no published GO to compare
     by[("strip", 40)] = row(("strip", 40), go_none=True)
     go = {c.id: c for c in published_claims(by)}["table1_go_epoch_as_published"]
