@@ -63,3 +63,14 @@ def test_the_early_warning_claims_quote_their_papers_verbatim():
     papers = {"000": "embedding", "004": "beyond"}
     for c in doc["claims"]:
         assert _found(_norm(c["quote"]), _paper(papers[c["where"].split()[0]])), c["id"]
+
+
+def test_thresholds_read_at_the_level_of_the_study_s_looks():
+    """A study judged at its second look holds intervals at 97.5% and p at 0.025: its threshold texts say so."""
+    from groklab.experiments.quotes import at_looks
+
+    th = {"(first - last) / first, 95% CI above 0.2": "ours", "one-sided p <= 0.05 (holds)": "ours, a 95% CI"}
+    two = at_looks(th, 2)
+    assert "(first - last) / first, 97.5% CI above 0.2 (look 2: 0.05 / 2)" in two
+    assert two["one-sided p <= 0.025 (holds) (look 2: 0.05 / 2)"] == "ours, a 97.5% CI"
+    assert at_looks(th, 1) == th and at_looks({"p <= 0.051": "x"}, 2) == {"p <= 0.051": "x"}

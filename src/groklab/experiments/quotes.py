@@ -15,6 +15,7 @@ never counted among them. tests/experiments/test_quotes.py finds every quote in 
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,12 +42,32 @@ def cite(package: str, doc: dict, first_data: str | None = None) -> dict:
     from groklab.store.citation import POST_HOC, after_data
 
     table = quotes(package).get(doc["figure"], {})
+    n = len(doc.get("looks") or []) or 1
     claims = []
     for c in doc["claims"]:
         q = table.get(c["id"], {})
         entry = {**c, "kind": q.get("kind", "paper"), "quote": q.get("quote"), "where": q.get("where"),
-                 "thresholds": q.get("thresholds", {}), "fixed": fixed(package, doc["figure"], c, first_data)}
+                 "thresholds": at_looks(q.get("thresholds", {}), n),
+                 "fixed": fixed(package, doc["figure"], c, first_data)}
         if after_data(entry) and "verdict" in entry:  # the verdict itself says its rule came after its data
             entry["verdict"] += POST_HOC
         claims.append(entry)
     return {**doc, "source": REFERENCES[package]["id"], "claims": claims}
+
+
+def at_looks(thresholds: dict, n: int) -> dict:
+    """quotes.yaml's threshold texts at the level the verdicts were held to: a study judged at its n-th look holds
+    every interval at 1 - 0.05 / n and every p to 0.05 / n (stats.alpha), so "95% CI" and "p <= 0.05" read so
+    there (a twentieth read: thresholds said 95% where the statistic used 97.5%)."""
+    if n <= 1:
+        return dict(thresholds)
+    level, bar = f"{100 * (1 - 0.05 / n):.4g}%", f"{0.05 / n:.3g}"
+
+    def fix(text):
+        if not isinstance(text, str):
+            return text
+        return re.sub(r"p <= 0\.05\b", f"p <= {bar}", text.replace("95% CI", f"{level} CI").replace(
+            "95% bootstrap CI", f"{level} bootstrap CI"))
+    said = f" (look {n}: 0.05 / {n})"
+    return {fix(k) + (said if fix(k) != k else ""): fix(v) for k, v in thresholds.items()}
+
