@@ -49,7 +49,8 @@ def run_v2(proto: Protocol, prof: Profile, profile: str, methods: dict[str, Meth
     echo(f"grokbench v2 ({profile}): {len(methods)} methods x {len(tasks)} tasks x {len(t.studies)} studies of "
          f"{t.budget_steps:,} training steps (successive halving from {t.min_steps:,}, eta {t.eta}, {t.sampler}); "
          f"{len(prof.eval_seeds)} evaluation seeds per study's choice; held out: "
-         f"{', '.join(prof.heldout.tasks) if prof.heldout else 'none'}")
+         + (", ".join(prof.heldout.tasks) if prof.heldout and prof.heldout.source in tasks else
+            f"none in this run (they carry {prof.heldout.source}'s choices)" if prof.heldout else "none"))
     selection = tune_studies(proto, prof, methods, tasks, out, echo)
     if prof.heldout and prof.heldout.source in tasks:
         for h in prof.heldout.tasks:
