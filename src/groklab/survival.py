@@ -72,10 +72,20 @@ def first_share(a: Sequence, b: Sequence) -> Optional[float]:
     pairs censoring leaves open count 1/2), without its permutation null: cheap enough to bootstrap."""
     if not len(a) or not len(b):
         return None
-    (ta, oa), (tb, ob) = _split(a, math.inf), _split(b, math.inf)
-    first = (oa[:, None] & (ta[:, None] < tb[None, :])).astype(float)
-    later = (ob[None, :] & (tb[None, :] < ta[:, None])).astype(float)
-    return float(((first - later).mean() + 1) / 2)
+    return float(gehan(*_split(a, math.inf), *_split(b, math.inf)))
+
+
+def pairs(ta, oa, tb, ob) -> np.ndarray:
+    """Gehan's pair scores [..., n_a, n_b]: +1 where A's event comes first, -1 where B's does, 0 for ties and pairs
+    censoring leaves open; (time, observed) arrays with any leading batch dimensions."""
+    first = oa[..., :, None] & (ta[..., :, None] < tb[..., None, :])
+    later = ob[..., None, :] & (tb[..., None, :] < ta[..., :, None])
+    return first.astype(float) - later
+
+
+def gehan(ta, oa, tb, ob) -> np.ndarray:
+    """P(a run of A before a run of B), ties and open pairs 1/2, over the last two axes of `pairs`."""
+    return pairs(ta, oa, tb, ob).mean(axis=(-2, -1)) / 2 + 0.5
 
 
 def concordance(a: Sequence[Optional[float]], b: Sequence[Optional[float]], horizon: float,
@@ -146,18 +156,12 @@ def stratified(strata: Sequence[tuple[tuple[np.ndarray, np.ndarray], tuple[np.nd
     if not strata:
         return {"p_a_first": None, "p_value": None, "p_a_sooner": None, "p_b_sooner": None, "strata": 0}
     rng = np.random.default_rng(seed)
-
-    def score(ta, oa, tb, ob):  # [..., n_a] x [..., n_b] -> [...]
-        first = oa[..., :, None] & (ta[..., :, None] < tb[..., None, :])
-        later = ob[..., None, :] & (tb[..., None, :] < ta[..., :, None])
-        return (first.astype(float) - later).mean(axis=(-2, -1)) / 2 + 0.5
-
     obs, null = 0.0, np.zeros(reps)
     for (ta, oa), (tb, ob) in strata:
-        obs += score(ta, oa, tb, ob) / len(strata)
+        obs += gehan(ta, oa, tb, ob) / len(strata)
         t, o, n = np.concatenate([ta, tb]), np.concatenate([oa, ob]), len(ta)
         idx = np.argsort(rng.random((reps, len(t))), axis=1)
-        null += score(t[idx[:, :n]], o[idx[:, :n]], t[idx[:, n:]], o[idx[:, n:]]) / len(strata)
+        null += gehan(t[idx[:, :n]], o[idx[:, :n]], t[idx[:, n:]], o[idx[:, n:]]) / len(strata)
     tail = lambda hit: float((np.sum(hit) + 1) / (reps + 1))  # noqa: E731
     return {"p_a_first": float(obs), "p_value": tail(np.abs(null - 0.5) >= abs(obs - 0.5) - 1e-12),
             "p_a_sooner": tail(null >= obs - 1e-12), "p_b_sooner": tail(null <= obs + 1e-12), "strata": len(strata)}
@@ -165,6 +169,5 @@ def stratified(strata: Sequence[tuple[tuple[np.ndarray, np.ndarray], tuple[np.nd
 
 def arrays(times: Sequence[Optional[float]]) -> tuple[np.ndarray, np.ndarray]:
     """(time, observed) arrays for `stratified`: None (never, by the horizon) sorts after every time."""
-    t, o = _split([v for v in times], math.inf) if times else (np.zeros(0), np.zeros(0, dtype=bool))
-    return t, o
+    return _split(times, math.inf) if len(times) else (np.zeros(0), np.zeros(0, dtype=bool))
 

@@ -250,14 +250,16 @@ def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_r
     import shutil
 
     for name, damage in (("runs.json", lambda d: d.pop("eval/sub/adamw/k101/s0")),
-                         ("selection.json", lambda d: d["add"]["toy_sgd"].pop("101"))):
-        bad = tmp_path / f"bad-{name}"
+                         ("selection.json", lambda d: d["add"]["toy_sgd"].pop("101")),
+                         ("selection.json", lambda d: d["add"]["toy_sgd"]["100"].update(curve=[["x", 1]])),
+                         ("protocol.json", lambda d: d["protocol"].update(persistence="a while"))):
+        bad = tmp_path / f"bad-{name}-{len(list(tmp_path.glob('bad-*')))}"
         shutil.copytree(out, bad)
         doc = json.loads((bad / name).read_text())
         damage(doc)
         (bad / name).write_text(json.dumps(doc))
-        assert main(["grokbench", "--from", str(bad), "--out", str(tmp_path / f"x-{name}")]) == 2
-        assert not (tmp_path / f"x-{name}").exists()
+        assert main(["grokbench", "--from", str(bad), "--out", str(tmp_path / f"x-{bad.name}")]) == 2
+        assert not (tmp_path / f"x-{bad.name}").exists()
 
 
 def test_v2_studies_tune_each_method_task_and_seed_alike_and_name_edges(tmp_path):

@@ -197,9 +197,9 @@ def markdown(target: str, rows: list[dict], limit_s: float, profile: str, archiv
 def stop_share(study: Path) -> float | None:
     """The median over an archived study's runs of the share of its horizon a run trained (last step / steps):
     how much of an upper-bound estimate a stopping rule left, read from runs that ran (None: no archive there)."""
-    from groklab.store.archive import archived_runs
+    from groklab.store.archive import archived_runs, holds_runs
 
-    if not (study / "runs.jsonl.gz").is_file():
+    if not holds_runs(study):
         return None
     shares = [doc["summary"]["steps"] / doc["config"]["steps"] for doc in archived_runs(study)
               if isinstance(doc.get("summary"), dict) and doc["summary"].get("steps") and doc["config"].get("steps")]

@@ -131,11 +131,10 @@ def _bar(c: Claim, tasks, variant: str) -> str:
 
 def _missed(t, task: str, where: dict, arm: str) -> str:
     """'arm on task: k of n runs never fit the training set, m fit but end below test acc 0.99 (final ...)' or ''."""
-    sub = select(t, task__name=task, **where) if t is not None and len(t) else []
-    if not len(sub):
+    got = _outcomes(t, task, where)
+    if got is None:
         return ""
-    unfit = sub["t_train"].isna()
-    stalled = ~unfit & sub["t_test"].isna()
+    sub, unfit, stalled, _ = got
     if not unfit.any() and not stalled.any():
         return ""
     finals = sub.loc[stalled, "final_test"]
@@ -147,17 +146,28 @@ def _missed(t, task: str, where: dict, arm: str) -> str:
 
 def _kinds(t, task: str, where: dict) -> str:
     """' (k fail: ... ; m still rising at the horizon: cut short)' for the runs of `task` that never reach 0.99."""
-    sub = select(t, task__name=task, **where) if t is not None and len(t) else []
-    if not len(sub):
+    got = _outcomes(t, task, where)
+    if got is None:
         return ""
-    unfit, never = sub["t_train"].isna(), sub["t_test"].isna()
-    up = never & ~unfit & sub["rising_test"].fillna(False).astype(bool) if "rising_test" in sub else never & False
-    flat = never & ~unfit & ~up
+    _, unfit, stalled, up = got
+    flat = stalled & ~up
     fail = [f"{int(unfit.sum())} never fit the training set"] * bool(unfit.any()) + [
         f"{int(flat.sum())} stall below it and no longer rise"] * bool(flat.any())
     said = ([f"failures: {', '.join(fail)}"] if fail else []) + (
         [f"{int(up.sum())} still rising at the horizon: cut short"] if up.any() else [])
     return f" ({'; '.join(said)})" if said else ""
+
+
+def _outcomes(t, task: str, where: dict):
+    """(the arm's runs on `task`, never fit, fit but never at test acc 0.99, of those still rising at the horizon)
+    as masks; None without runs."""
+    sub = select(t, task__name=task, **where) if t is not None and len(t) else []
+    if not len(sub):
+        return None
+    unfit = sub["t_train"].isna()
+    stalled = ~unfit & sub["t_test"].isna()
+    up = stalled & sub["rising_test"].fillna(False).astype(bool) if "rising_test" in sub else stalled & False
+    return sub, unfit, stalled, up
 
 
 def _pair(t, task, where) -> tuple:

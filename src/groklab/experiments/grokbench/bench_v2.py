@@ -52,11 +52,11 @@ def run_v2(proto: Protocol, prof: Profile, profile: str, methods: dict[str, Meth
          + (", ".join(prof.heldout.tasks) if prof.heldout and prof.heldout.source in tasks else
             f"none in this run (they carry {prof.heldout.source}'s choices)" if prof.heldout else "none"))
     selection = tune_studies(proto, prof, methods, tasks, out, echo)
+    evals = eval_runs(prof, methods, tasks, selection)  # fills a study's fallback first: the copies below carry it
     if prof.heldout and prof.heldout.source in tasks:
         for h in prof.heldout.tasks:
             selection[h] = {name: {k: {"carried_from": prof.heldout.source, **row} for k, row in per.items()}
                             for name, per in selection[prof.heldout.source].items()}
-    evals = eval_runs(prof, methods, tasks, selection)
     echo(f"grokbench v2: evaluation, {len(evals)} runs")
     train_runs(out, evals, jobs, echo)
     pack(out, read_rows(out, list(evals)), evals)

@@ -15,8 +15,10 @@ import json
 import re
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from groklab.errors import ConfigError
-from groklab.experiments.grokbench.protocol import NAME, NAMED
+from groklab.experiments.grokbench.protocol import NAME, NAMED, Protocol
 
 FILES = ("runs.csv.gz", "runs.json", "protocol.json", "selection.json")
 MAX_BYTES = 256 * 2**20  # one evidence file; the quick board's largest is ~2 MB (runs.csv.gz)
@@ -64,6 +66,12 @@ def check(doc, runs, selection, rows) -> None:
     """Raise ConfigError on the first inconsistency between the four files (module doc)."""
     if not isinstance(doc, dict) or not all(k in doc for k in ("protocol", "methods", "tasks", "profile")):
         raise ConfigError("protocol.json", "keys", "needs protocol, methods, tasks and profile")
+    try:  # the protocol as declared: every field the judge reads (persistence, the tuner's budget) typed and bounded
+        Protocol.model_validate(doc["protocol"])
+    except ValidationError as err:
+        e = err.errors()[0]  # its location may hold a key from the file: shown as ascii, bounded
+        where = ascii(".".join(map(str, e["loc"])))[:80]
+        raise ConfigError("protocol.json", f"protocol {where}", f"not a GrokBench protocol ({e['msg'][:80]})") from None
     methods, tasks, held = list(doc["methods"]), list(doc["tasks"]), list(doc.get("heldout") or [])
     for kind, names in (("method", methods), ("task", tasks + held)):
         bad = [n for n in names if not isinstance(n, str) or not NAME.fullmatch(n)]
@@ -110,6 +118,18 @@ def _chosen(selection, t: str, m: str, study) -> None:
     got = ((selection.get(t) or {}).get(m) or {}) if isinstance(selection, dict) else {}
     got = got.get(str(study)) if study is not None and isinstance(got, dict) else got
     values = got.get("values") if isinstance(got, dict) else None
+    extra = {k: got.get(k) for k in ("curve", "edges", "carried_from")} if isinstance(got, dict) else {}
+    if not (extra.get("curve") is None or isinstance(extra["curve"], list) and all(
+            isinstance(x, list) and len(x) == 2 and all(v is None or isinstance(v, (int, float))
+                                                        and not isinstance(v, bool) for v in x)
+            for x in extra["curve"])):
+        raise ConfigError("selection.json", f"{t}/{m}/k{study}", "a tuning curve is a list of [steps, score] pairs")
+    if not (extra.get("edges") is None or isinstance(extra["edges"], list) and all(
+            isinstance(k, str) and KEY.fullmatch(k) for k in extra["edges"])):
+        raise ConfigError("selection.json", f"{t}/{m}/k{study}", "edges must be config keys")
+    if not (extra.get("carried_from") is None or isinstance(extra["carried_from"], str)
+            and NAME.fullmatch(extra["carried_from"])):
+        raise ConfigError("selection.json", f"{t}/{m}/k{study}", f"carried_from must be a task name: {NAMED}")
     if not isinstance(values, dict):
         raise ConfigError("selection.json", f"{t}/{m}" + ("" if study is None else f"/k{study}"),
                           "no chosen configuration")

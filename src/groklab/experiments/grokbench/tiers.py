@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from groklab.survival import stratified
+from groklab.survival import gehan, pairs, stratified
 
 REPS = 2000  # bootstrap resamples
 PERMS = 5000  # Monte Carlo label permutations per test
@@ -41,14 +41,8 @@ def as_arrays(times: Sequence) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_score(a: tuple, b: tuple) -> Optional[float]:
-    """P(a run of A before a run of B): Gehan's score over all pairs, ties and open pairs 1/2 (survival.first_share
-    on arrays)."""
-    (ta, oa), (tb, ob) = a, b
-    if not len(ta) or not len(tb):
-        return None
-    first = oa[:, None] & (ta[:, None] < tb[None, :])
-    later = ob[None, :] & (tb[None, :] < ta[:, None])
-    return float((first.astype(float) - later).mean() / 2 + 0.5)
+    """P(a run of A before a run of B): Gehan's score over all pairs, ties and open pairs 1/2 (survival.gehan)."""
+    return float(gehan(*a, *b)) if len(a[0]) and len(b[0]) else None
 
 
 def score(a: dict, b: dict) -> Optional[float]:
@@ -72,7 +66,7 @@ def boot(rng, a: dict, b: dict, reps: int) -> np.ndarray:
         if not len(ta) or not len(tb):
             vals[pick == i] = np.nan
             continue
-        S = (oa[:, None] & (ta[:, None] < tb[None, :])).astype(float) - (ob[None, :] & (tb[None, :] < ta[:, None]))
+        S = pairs(ta, oa, tb, ob)
         ca = rng.multinomial(len(ta), np.full(len(ta), 1 / len(ta)), size=(reps, len(keys)))
         cb = rng.multinomial(len(tb), np.full(len(tb), 1 / len(tb)), size=(reps, len(keys)))
         at = np.einsum("rji,ik,rjk->rj", ca, S, cb) / (len(ta) * len(tb)) / 2 + 0.5
