@@ -38,8 +38,15 @@ def test_same_verdict_stands_and_says_so():
     assert "optim.lr=0.001 gives this claim the very same values" in combine(claim(True), claim(True), LR).note
     # both undecided alike: the arm supports nothing
     both = combine(claim(None, "censored"), Claim("c", "t", "r", {"a": [3.0]}, {}, None, reason="censored"), LR)
-    assert "also inconclusive (censored): it confirms nothing (its values where they differ from ours: a 3)" \
-        in both.note, both.note
+    assert "also inconclusive (censored): neither value decides it (the arm's values where they differ from ours: " \
+           "a 3)" in both.note, both.note
+    # up to five seeds each said (a range would hide the one outlier), more as a range
+    few = combine(claim(None, "censored"), Claim("c", "t", "r", {"a": [0.95, 0.27, 0.94]}, {}, None,
+                                                 reason="censored"), LR)
+    assert "a 0.95, 0.27, 0.94)" in few.note, few.note
+    many = combine(claim(None, "censored"), Claim("c", "t", "r", {"a": [0.1 * k for k in range(1, 8)]}, {}, None,
+                                                  reason="censored"), LR)
+    assert "a 0.1-0.7)" in many.note, many.note
 
 
 def test_different_decided_verdicts_keep_ours_and_mark_the_dependence():

@@ -90,9 +90,10 @@ def test_fig6_adam_lr_faster_holds_fails_or_is_undecided():
     assert all(c.holds is None and c.reason == "censored" for c in neither)
 
 
-def test_fig6_undecided_by_runs_that_never_reach_the_level_says_censored_first():
+def test_fig6_undecided_by_runs_that_never_reach_the_level_says_failures_or_censored_first():
     """At 3 looks (bar 0.0167): Adam-LR faster on every run that groks, but some never reach 0.99 -- the cell stays
-    open because of them, not for want of seeds: 'censored', said first (post hoc since 2026-12-07)."""
+    open because of them, not for want of seeds: 'failures' where none of them is still rising at the horizon,
+    'censored' where one is, said first (post hoc since 2026-12-07)."""
     from groklab.experiments.stats import looking
 
     n = 8
@@ -100,10 +101,18 @@ def test_fig6_undecided_by_runs_that_never_reach_the_level_says_censored_first()
     lr = [300 + 10 * i for i in range(n - 2)] + [None] * 2  # 2 of 8 never reach 0.99: p = 0.037
     with looking(3):
         c = {x.id: x for x in fig6.claims(_fig6(adam, lr))}["adam_lr_faster_add"]
-    assert c.holds is None and c.reason == "censored", (c.holds, c.reason, c.note)
+    assert c.holds is None and c.reason == "failures", (c.holds, c.reason, c.note)
     assert c.note.startswith("add: Adam-LR (c = 10) is faster in median") and "2 of 8 of its runs never" in c.note
-    assert c.post_hoc["verdict"] == "inconclusive (underpowered)"
-    assert "(failures: 2 stall below it and no longer rise), counted slower than every run" in c.note, c.note
+    assert c.post_hoc["verdict"] == "inconclusive (underpowered)"  # the rule as first fixed
+    assert "(failures: 2 stall below it and no longer rise), ranked after every run that does: failures, not " \
+           "runs cut short" in c.note, c.note
+    assert "under the rule it replaced (inconclusive (censored) for every run that misses 0.99)" in c.note
+    t = _fig6(adam, lr)
+    t.loc[t["run"] == f"add/adam_lr/s{n - 1}", "rising_test"] = True  # one of them still rising: cut short
+    with looking(3):
+        cut = {x.id: x for x in fig6.claims(t)}["adam_lr_faster_add"]
+    assert cut.reason == "censored" and "1 still rising at the horizon: cut short" in cut.note, cut.note
+    assert "(right-censored at the horizon)" in cut.note
 
 
 def _fig2(no_emb_add_final, mul_emb_t_test, add_test_at=100):
@@ -146,9 +155,14 @@ def test_fig2_mul_delay_weighs_later_than_addition():
     key = "reading of 'delayed'=later than addition (t_test mul after add)"
     late = {x.id: x for x in fig2.claims(*_fig2(1.0, 600))}["emb_mul_groks_late"]
     assert late.holds and late.sensitivity[key]["verdict"] == "holds"  # 600 after add's 300 on every seed
+    by = f"reading of 'delayed'=later than addition by >= {fig2.LATER_BY:g}x"
+    assert late.sensitivity[by]["verdict"] == "holds" and not late.depends_on  # 2x add's t_test on every seed
     same = {x.id: x for x in fig2.claims(*_fig2(1.0, 300))}["emb_mul_groks_late"]
-    assert same.holds and not same.depends_on  # a delay after its own fit; not later than addition: said beside
+    assert same.holds  # a delay after its own fit (post hoc mark: another reading decides otherwise)
     assert same.sensitivity[key]["verdict"].startswith("inconclusive") and "later than addition" in same.note
+    # the contrast with a least difference is answerable: equal times rule out 1.25x, so the reading decides it
+    assert same.sensitivity[by]["verdict"] == "does not hold" and same.depends_on == ["reading of 'delayed'"]
+    assert "mul's t_test is 1.00x-1.00x add's" in same.sensitivity[by]["note"]
 
 
 def test_half_rise_and_corise_on_smooth_curves():

@@ -162,6 +162,16 @@ def test_fig7_claims_from_hessian_metrics():
     assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[1].holds
 
 
+def test_fig10_a_rank_curve_settles_where_it_last_leaves_its_end_value():
+    from groklab.experiments.embedding.fig10_ranks import settled
+
+    steps = np.arange(0, 1501, 100)
+    r = np.array([49, 49, 40, 30, 20, 12, 10, 10, 11, 10, 10, 10, 10, 10, 10, 10], dtype=float)
+    assert settled(steps, r, 0.1) == 600  # 12 is 20% off 10; from 600 on every rank is within 10% of 10
+    assert settled(steps, r, 0.25) == 500 and settled(steps, np.full(16, 7.0), 0.1) == 0
+    assert settled(steps, np.r_[r[:-1], 20.0], 0.1) == 1500  # a last jump: it settles only at its end
+
+
 def test_fig10_rank_definitions_on_a_known_spectrum():
     from groklab.experiments.embedding import fig10
 
@@ -188,9 +198,16 @@ def test_fig10_claims_under_each_definition():
     assert len(c) == 4 * len(fig10.DEFS) and all(x.holds for x in c.values())
     assert c["rank_E_stable[stable]"].per_seed["adam_wd1e-3"] == pytest.approx([2 / 49, 3 / 49, 4 / 49])
     # the later reading (from t_test + LATER): runs that end 0-200 steps past it cannot show a continued change
-    short = {r: {k: (*v, 30.0, 200.0 if r.endswith("s0") else -300.0) for k, v in p.items()} for r, p in st.items()}
+    # -- what the curves show instead: where each settles (within 10% of its end) and how long it holds there
+    short = {r: {k: (*v, 30.0, 200.0 if r.endswith("s0") else -300.0, 600.0, 1500.0) for k, v in p.items()}
+             for r, p in st.items()}
     only = {x.id: x for x in fig10.claims(short)}["only_adam_lr_changes_rank_after_grokking[stable]"]
-    assert "no later reading here: the runs end 0-200 steps after t_test + 1,000" in only.note, only.note
+    assert "no reading from t_test + 1,000 steps: the runs end 0-200 steps after it" in only.note, only.note
+    assert "adam_lr_wd1e-3: 40 -> 20-22 at t_test -> 10, settled from step 600" in only.note, only.note
+    assert "holds its end rank for its last 900 steps: a change after t_test is the collapse ending" in only.note
+    late = {r: {k: (*v[:6], 1450.0, 1500.0) for k, v in p.items()} for r, p in short.items()}  # still moving
+    only = {x.id: x for x in fig10.claims(late)}["only_adam_lr_changes_rank_after_grokking[stable]"]
+    assert "for its last 50 steps" in only.note and "collapse ending" not in only.note, only.note
     long = {r: {k: (*v, 30.0, 5000.0) for k, v in p.items()} for r, p in st.items()}
     only = {x.id: x for x in fig10.claims(long)}["only_adam_lr_changes_rank_after_grokking[stable]"]
     assert "no later reading" not in only.note and "read from t_test + 1,000 steps to the end" in only.note

@@ -513,7 +513,13 @@ def test_birnn_weight_decay_where_neither_cell_fits_is_a_precondition_not_censor
     c = birnn._decay(t)
     assert c.holds is False and "0.954 (Adam) against 0.878" in c.note and "2026-12-07" in c.post_hoc["since"]
     t["rising_test"]["adamw"] = [1.0] * 3  # still rising: bounds, the difference cannot be told
-    assert birnn._decay(t).reason == "censored"
+    c = birnn._decay(t)
+    assert c.reason == "censored" and c.note.startswith("the quick profile runs 6x 002's learning rate"), c.note
+    # a near-flat fitted rise flagged by its interval: the note says the shared rule censors it, with the gap
+    t.update(late_rise_test={"adamw": [-0.01, 0.02, 0.03]}, final_train={"adamw": [0.7, 0.65, 0.74]})
+    c = birnn._decay(t)
+    assert "censored by that rule, not by a visible climb; read as final values, AdamW ends -0.36 from Adam" \
+           in c.note and "whose test accuracy ends at 0.93-0.95" in c.note, c.note
 
 
 def test_width_is_judged_on_end_state_at_the_ceiling_and_on_speed_both_ways():

@@ -164,7 +164,7 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
     elif alt.holds == claim.holds and alt.holds is not None:
         said = f"the same with {a.field}={a.other}{fewer}"
     elif alt.holds is None and claim.holds is None and alt.reason == claim.reason:  # undecided alike: no support
-        said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: it confirms nothing{_moved(alt, claim)}"
+        said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: neither value decides it{_moved(alt, claim)}"
     elif alt.holds is not None and claim.holds is not None:
         claim.depends_on.append(a.field)
         said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}"
@@ -175,16 +175,19 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
 
 
 def _moved(alt: Claim, claim: Claim) -> str:
-    """' (its values where they differ from ours: cell lo-hi, ...)': what an undecided arm measured, so a reader
-    sees it beside 'confirms nothing' (a fresh read, 2026-12-07: an arm nearest the sentence reduced to a phrase)."""
+    """" (the arm's values where they differ from ours: cell v1, v2, ...; ...)": what an undecided arm measured,
+    so a reader sees it beside 'neither value decides it' (a fresh read, 2026-12-07: an arm nearest the sentence
+    reduced to a phrase)."""
     said = []
     for k, v in alt.per_seed.items():
         nums = [float(x) for x in (v if isinstance(v, list) else []) if isinstance(x, (int, float))
                 and not isinstance(x, bool)]
-        if nums and v != claim.per_seed.get(k):
-            said.append(f"{k} {min(nums):.3g}" + (f"-{max(nums):.3g}" if max(nums) != min(nums) else ""))
-    return f" (its values where they differ from ours: {', '.join(said[:3])}{', ...' if len(said) > 3 else ''})" \
-        if said else ""
+        if nums and v != claim.per_seed.get(k):  # a few seeds each said (a fresh read: a range hid one outlier)
+            lo, hi = f"{min(nums):.3g}", f"{max(nums):.3g}"
+            said.append(f"{k} " + (", ".join(f"{x:.3g}" for x in nums) if len(nums) <= 5 else
+                                   lo if lo == hi else f"{lo}-{hi}"))
+    more = "; ..." if len(said) > 3 else ""
+    return f" (the arm's values where they differ from ours: {'; '.join(said[:3])}{more})" if said else ""
 
 
 def judge_arms(module, primary: list[Claim], arms: dict[str, list[Claim]], profile: str,

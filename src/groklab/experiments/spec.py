@@ -18,7 +18,7 @@ class RunSpec:
     overrides: tuple[str, ...]
 
 
-REASONS = ("precondition", "censored", "underpowered", "partial")  # why a claim is inconclusive
+REASONS = ("precondition", "censored", "failures", "underpowered", "partial")  # why a claim is inconclusive
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Claim:
     aggregate: dict[str, Any] = field(default_factory=dict)  # group -> aggregate (median, ratio, ...)
     holds: bool | None = False
     note: str = ""  # e.g. why the check could not be made
-    reason: str = ""  # with holds None: precondition, censored, underpowered or partial
+    reason: str = ""  # with holds None: one of REASONS
     # assumption field -> the verdict with its other plausible value (assumptions.py); fields that change it
     sensitivity: dict[str, dict] = field(default_factory=dict)
     depends_on: list[str] = field(default_factory=list)

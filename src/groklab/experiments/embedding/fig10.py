@@ -16,7 +16,7 @@ from groklab.experiments.assumptions import TRAINED, Assumption
 from groklab.experiments.choices import weigh
 from groklab.experiments.embedding.fig10_init import init_sigma
 from groklab.experiments.embedding.fig10_phases import by_setup, phases
-from groklab.experiments.embedding.fig10_ranks import DEFS, LATER, MATS, rank_curves, rank_of, rank_points  # noqa: F401
+from groklab.experiments.embedding.fig10_ranks import DEFS, LATER, MATS, rank_curves, rank_of, rank_points, settle_text  # noqa: F401
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, lr, task
 from groklab.experiments.levels import above, all_of, below
 from groklab.experiments.posthoc import Revision, revised
@@ -66,7 +66,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     table = run_table(df).set_index("run")
     t_test = table["t_test"]
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
-    pts = {run: rank_points(c, t_test.get(run)) for run, c in curves.items()}
+    pts = {run: rank_points(c, t_test.get(run), AFTER) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
     timing = {d: tuple(by_setup(curves, table, JUDGED, d, shift) for shift in (0.0, EARLY)) for d in DEFS}
     judged = claims(pts, unfit(table["t_train"]), timing)
@@ -226,7 +226,8 @@ def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> 
                                      for n in SETUPS}, trained(JUDGED), unfit, agg),
             judge(_later(_only(lr_id, d, parts, settles), later, agg,
                          [w for n in SETUPS for w in _rel(pts, n, d, "EW", lambda *v: v[5] if len(v) > 5 else None)
-                          if w is not None]), JUDGED, unfit),
+                          if w is not None], {n: _rel(pts, n, d, "EW", lambda *v: v if len(v) > 7 else None)
+                                              for n in JUDGED}), JUDGED, unfit),
         ]
     return out
 
@@ -248,17 +249,16 @@ def _settles(part: Claim, after: dict, cells: list) -> Claim | None:
     return c
 
 
-def _later(c: Claim, later: dict, agg, windows: list | None = None) -> Claim:
+def _later(c: Claim, later: dict, agg, windows: list | None = None, curve: dict | None = None) -> Claim:
     """Beside the claim, the same change read from t_test + LATER to the end (a fresh read, 2026-12-07: at t_test
     plain Adam's rank is still collapsing, so its 'change after generalization' is mostly that collapse's end).
     `windows`: the steps that reading spans per run; where none reaches LATER, the runs end too soon after t_test to
     show a 'continued' change, and the note says that instead of the near-zero numbers (a fresh read)."""
     got = {n: v for n, v in agg(later).items() if v[0] is not None}
     if windows and max(windows) < LATER:
-        c.note = "; ".join(filter(None, [c.note, f"no later reading here: the runs end {max(0, min(windows)):,.0f}-"
-                                         f"{max(windows):,.0f} steps after t_test + {LATER:,}, too soon after "
-                                         "generalization to show whether rank keeps changing (a profile whose runs "
-                                         "train on past t_test can)"]))
+        c.note = "; ".join(filter(None, [c.note, f"no reading from t_test + {LATER:,} steps: the runs end "
+                                         f"{max(0, min(windows)):,.0f}-{max(windows):,.0f} steps after it",
+                                         settle_text(curve or {}, AFTER)]))
         return c
     if got:
         c.aggregate[f"|end - at t_test + {LATER}| / at t_test + {LATER} (a later reading, not judged)"] = got

@@ -88,22 +88,37 @@ NEVER = Revision("2026-12-07", "inconclusive (censored) where runs that never re
                  "reach 0.99; too few seeds is not why the cell stays open")
 
 
+# Since 2026-12-07 (a twentieth read): where none of those runs is still rising at the horizon they are failures,
+# not runs cut short -- ranked after every run that groks, as failures rank -- and the reason says "failures"
+FAILED = Revision("2026-12-07", "inconclusive (failures) where no run that misses 0.99 is still rising at the horizon",
+                  "inconclusive (censored) for every run that misses 0.99", "a fresh read: 3 never fit, 5 flat at "
+                  "0.971-0.982 and none still rising; 'censored' told a reader they were cut short")
+
+
 def _never(c: Claim, held: list[str], variant: str, t=None) -> Claim:
     """`c` relabelled (NEVER) where its undecided cells `held` are held down by runs that never reach 0.99, each
-    said as what it is: a failure (never fit, or stalled and no longer rising) or a run cut short (still rising)."""
+    said as what it is: a failure (never fit, or stalled and no longer rising) or a run cut short (still rising);
+    where none is still rising, the reason is "failures" (FAILED), else "censored"."""
     if c.holds is not None or c.reason != "underpowered" or not held:
         return c
-    lead = []
+    lead, cut = [], False
     for task in held:
         a, times = c.aggregate[task], c.per_seed.get(f"{task} {variant}", [])
+        got = _outcomes(t, task, VARIANTS[variant])
+        cut = cut or got is None or bool(got[3].any())
         lead.append(f"{task}: {_name(variant)} is faster in median ({a[f'median {variant}'][0]:,.0f} against "
                     f"{a['median adam'][0]:,.0f} steps) but {sum(x is None for x in times)} of {len(times)} of its "
-                    f"runs never reach 0.99{_kinds(t, task, VARIANTS[variant])}, counted slower than every run that "
-                    "does (right-censored at the horizon)")
+                    f"runs never reach 0.99{_kinds(t, task, VARIANTS[variant])}, ranked after every run that does"
+                    + (" (right-censored at the horizon)" if cut else ": failures, not runs cut short"))
     old = deepcopy(c)
     note, c.note = c.note, ""
     c.inconclusive("censored", "; ".join([*lead, note]))
-    return revised(c, old, NEVER)
+    c = revised(c, deepcopy(old), NEVER)
+    if cut:
+        return c
+    was = deepcopy(c)
+    c.reason = "failures"
+    return revised(c, was, FAILED)
 
 
 def _near(c: Claim, tasks, variant: str) -> dict[str, bool]:
