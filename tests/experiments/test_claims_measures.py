@@ -326,12 +326,12 @@ def test_adaptive_c_claims_on_given_times_and_frequencies():
 
     times[512, "random", "mean"] = [1000.0, 1100.0, Censored(3000)]  # one run never grokked: later than every
     c = {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"]  # fixed10 run
-    assert c.reason == "underpowered" and c.per_seed["b512/random mean"] == [1000, 1100, None]
+    assert c.reason in ("underpowered", "no effect seen") and c.per_seed["b512/random mean"] == [1000, 1100, None]
     assert c.per_seed["b512/random fixed10"] == [1000, 1100, 1200]  # as measured, not stretched
     times[512, "random", "fixed10"] = [1000.0, 1100.0, 1200.0, 1050.0, 1150.0]
     times[512, "random", "mean"] = [1300.0, 1450.0, 1600.0, 1350.0, 1500.0]  # 30% later: past the margin, not
     c = {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"]  # beyond noise
-    assert c.holds is None and c.reason == "underpowered"
+    assert c.holds is None and c.reason == "no effect seen"  # no lean toward "no later" either
     times[512, "random", "mean"] = [1600.0, 1760.0, 1920.0, 1680.0, 1840.0]  # 60% later: after every stretched time
     assert {x.id: x for x in adaptive.claims(times, f_E)}["adaptive_mean_no_later_than_fixed_c10"].holds is False
 

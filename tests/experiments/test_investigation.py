@@ -200,7 +200,7 @@ def test_task1_onset_says_the_t_test_reading_beside():
     c = contrast("op_tokens_earlier_onset", "", "onset", t["onset"], op, no_op, -1)
     c = task1._onset_said(c, t, op, no_op, True)
     assert c.holds is True and "read as t_test (the first eval at test acc 0.99" in c.note
-    assert "it is inconclusive (underpowered) (P = 0.5" in c.note
+    assert "it is inconclusive (no effect seen) (P = 0.5" in c.note
     assert "one-seed trials that included this cell" in c.note
 
 

@@ -9,6 +9,7 @@ from groklab.config import make_config
 from groklab.errors import ConfigError
 from groklab.experiments import PAPERS, reproduce, resolve
 from groklab.experiments.runner import execute
+from groklab.experiments.spec import REASONS
 from groklab.sweep import Run
 
 TINY = ("p=11", "model.d_emb=8", "model.d_hidden=32", "steps=20", "eval.every=10", "eval.log_points=0",
@@ -47,7 +48,7 @@ def test_figure_writes_figures_and_well_formed_claims(tree, fig):
         assert c["verdict"] == plain + (" (post hoc)" if want is False else "")  # the verdict says it, too
         assert c["holds"] in (True, False, None) and c["text"] and c["statistic"]
         assert c["kind"] in ("paper", "measurement")
-        assert (c["holds"] is None) == (c["reason"] in ("precondition", "censored", "underpowered")), c["id"]
+        assert (c["holds"] is None) == (c["reason"] in REASONS), c["id"]
         assert c["quote"] and c["where"], (fig, c["id"])  # every claim cites its sentence (quotes.yaml)
         for values in c["per_seed"].values():
             assert isinstance(values, list)
@@ -123,7 +124,7 @@ def test_only_trains_a_subset_without_verdicts_and_a_full_run_completes_it(tmp_p
     assert "3 of 12 runs already finished; training 9" in capsys.readouterr().out
     judged = read_claims(out / "fig6")["claims"]  # one tiny seed per arm decides nothing
     assert all(c["reason"] != "partial" for c in judged)
-    assert {c["reason"] for c in judged} <= {"", "underpowered", "censored"}
+    assert {c["reason"] for c in judged} <= {"", "underpowered", "no effect seen", "censored"}
 
 
 def test_only_matching_nothing_is_refused_before_writing(tmp_path, capsys):

@@ -21,11 +21,13 @@ Until 2026-11-26 "does not hold" was P <= 1/2, the sign of a point estimate: wit
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, says  # noqa: F401 -- says: the studies import it from here
 from groklab.experiments.stats import ALPHA, alpha, select
 from groklab.survival import Censored, concordance, km_median
@@ -129,9 +131,20 @@ def _judge(c: dict, events: int, alpha: float) -> Verdict:
     if P < 0.5 and rev <= alpha + 1e-12:  # the opposite order, beyond noise: evidence against the claim
         return False, "", f"P = {P:.2f}: the runs show the opposite order (one-sided p = {rev:.3g} for it)"
     floor = 1 / math.comb(na + nb, na)
-    return None, "underpowered", (f"P = {P:.2f}: neither order beyond noise (one-sided p = {p:.3g} for the claimed "
-                                  f"one, {rev:.3g} for the opposite) with n = {na}, {nb} (the smallest p these n "
-                                  f"allow: {floor:.3g})")
+    said = (f"neither order beyond noise (one-sided p = {p:.3g} for the claimed one, {rev:.3g} for the opposite) with "
+            f"n = {na}, {nb} (the smallest p these n allow: {floor:.3g})")
+    if P < LEAN:  # no lean the claimed way: more seeds are not what it lacks (reads 20 and 21, 2026-12-07)
+        up = min(1.0, P + NormalDist().inv_cdf(1 - alpha) * math.sqrt((na + nb + 1) / (12 * na * nb)))
+        return None, NO_EFFECT, (f"P = {P:.3g}: no lean toward the claimed order (P below {LEAN}, the least "
+                                 f"'small' effect); {said}; these n cannot rule out a P as high as {up:.2f} on the "
+                                 "claimed side (normal approximation)")
+    return None, "underpowered", f"P = {P:.2f}: {said}"
+
+
+# Vargha and Delaney's least "small" effect: a P(A first) below it leans no way worth more seeds. "underpowered" is
+# kept for an estimate that leans the claimed way beyond it; below it the reason is NO_EFFECT (post hoc: NO_LEAN)
+LEAN = 0.56
+NO_EFFECT = "no effect seen"
 
 
 def _looked() -> str:
@@ -277,7 +290,18 @@ def _claim(id: str, text: str, rule: str, per: dict, agg: dict, v: Verdict) -> C
     """A Claim carrying verdict `v` (and its reason and why)."""
     holds, reason, why = v
     claim = Claim(id, text, rule, per, agg, bool(holds), note=why if holds is not None else "")
-    return claim.inconclusive(reason, why) if holds is None else claim
+    if holds is not None:
+        return claim
+    if reason != NO_EFFECT:
+        return claim.inconclusive(reason, why)
+    old = Claim(id, text, rule, per, agg, False).inconclusive("underpowered", why)
+    return revised(claim.inconclusive(reason, why), old, NO_LEAN)
+
+
+NO_LEAN = Revision("2026-12-07", f"'{NO_EFFECT}' where neither order is beyond noise and P(first) < {LEAN} leans no "
+                   "way worth more seeds; 'underpowered' only for a lean the claimed way", "inconclusive "
+                   "(underpowered) whenever neither order was beyond noise", "two fresh reads (2026-12-07): medians "
+                   "of 500 against 500 or 450 against 475 at 10 runs an arm called 'underpowered'")
 
 
 def _none(v) -> bool:

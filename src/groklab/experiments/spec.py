@@ -18,7 +18,8 @@ class RunSpec:
     overrides: tuple[str, ...]
 
 
-REASONS = ("precondition", "censored", "failures", "underpowered", "partial")  # why a claim is inconclusive
+# why a claim is inconclusive
+REASONS = ("precondition", "censored", "failures", "underpowered", "no effect seen", "partial")
 
 
 @dataclass

@@ -24,8 +24,8 @@ QUICK = ["p=41", "model.d_emb=128", "model.d_hidden=512", "optim.lr=0.01", "step
 # said in the note of the claim that recipe was calibrated on (a fresh read, 2026-12-07): at quick sizes its
 # "holds" confirms the calibration, and the paper profile is the independent test
 CALIBRATED = ("the quick recipe (p = 41, lr 0.01, d_model 128) was chosen on this random split so that it reaches "
-              "0.99 on every seed (at lr 0.005, 2 of 5 seeds stalled at 0.96-0.97): at quick sizes this verdict "
-              "confirms that calibration; the paper profile (p = 97, lr 1e-3) is the independent test")
+              "0.99 on every seed (at lr 0.005, 2 of 5 seeds stalled at 0.96-0.97): at quick sizes its runs could not "
+              "contradict the claim; the paper profile (p = 97, lr 1e-3) is the independent test")
 # the quick horizon of the studies that watch runs grok and what follows (fig4, dnn, med, depth, embdim,
 # circulant, uniformity): a 15,000-step cap, ended once neither accuracy rose 0.01 for 4,000 steps. The old
 # fixed 2,500-3,000 steps were shorter than the random split needs at p = 37 (2,500-5,500 steps to 0.99).
