@@ -193,8 +193,8 @@ def test_med_correlation_and_depth_claims_on_synthetic_curves(tmp_path):
 
 def test_med_d2_operations_are_judged_at_exceptionally_strength(tmp_path):
     """Changes that correlate moderately (0.5 < r < 0.8 on every run): App. D.2's "exceptionally capable" fails at
-    its own strength (post hoc since 2026-12-07, the moderate bar's verdict beside); a + b's "closely matches" keeps
-    the moderate bar with the strong one weighed beside."""
+    its own strength (post hoc since 2026-12-07, the moderate bar's verdict beside), and so does a + b's "closely
+    matches" (post hoc since 2026-12-07: as strong a word)."""
     from groklab.experiments.beyond import med
 
     rng = np.random.default_rng(1)
@@ -213,8 +213,8 @@ def test_med_d2_operations_are_judged_at_exceptionally_strength(tmp_path):
     d2 = c["med_tracks_test_loss_a^2+a*b+b^2"]
     assert "2026-12-07: App. D.2's 'exceptionally capable'" in d2.post_hoc["rule"] and "< 0.8" in d2.note
     add = c["med_tracks_test_loss_add"]
-    assert "2026-12-07" not in add.post_hoc["rule"] and "< 0.8" not in add.note  # a + b: the moderate bar, ours
-    assert "Pearson r >= 0.8 ('closely' / 'exceptionally')" in add.note  # the strong reading weighed beside it
+    assert "2026-12-07: §6.2's 'closely matches'" in add.post_hoc["rule"] and "< 0.8" in add.note, add.note
+    assert add.holds is False
     assert len(d2.per_seed["pearson without the 5% largest test-loss moves"]) == 3
     # an operation no run of which leaves chance: no learning whose test loss MED could track (post hoc, 12-07)
     chance = df.assign(**{"test/acc": 0.03, "steps": 15000})

@@ -161,8 +161,8 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
     # the very values: the arm trains none of the claim's cells, or the setting cannot move them (an init at step 0)
     if same and alt.per_seed == claim.per_seed and alt.aggregate == claim.aggregate:
         said = f"{a.field}={a.other} gives this claim the very same values: it tests nothing here"
-    elif alt.holds == claim.holds and alt.holds is not None:
-        said = f"the same with {a.field}={a.other}{fewer}"
+    elif alt.holds == claim.holds and alt.holds is not None:  # its values beside: "the same" can hide a split
+        said = f"the same with {a.field}={a.other}{fewer}{_moved(alt, claim)}"
     elif alt.holds is None and claim.holds is None and alt.reason == claim.reason:  # undecided alike: no support
         said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: neither value decides it{_moved(alt, claim)}"
     elif alt.holds is not None and claim.holds is not None:
@@ -186,8 +186,8 @@ def _moved(alt: Claim, claim: Claim) -> str:
             lo, hi = f"{min(nums):.3g}", f"{max(nums):.3g}"
             said.append(f"{k} " + (", ".join(f"{x:.3g}" for x in nums) if len(nums) <= 5 else
                                    lo if lo == hi else f"{lo}-{hi}"))
-    more = "; ..." if len(said) > 3 else ""
-    return f" (the arm's values where they differ from ours: {'; '.join(said[:3])}{more})" if said else ""
+    more = "; ..." if len(said) > 6 else ""
+    return f" (the arm's values where they differ from ours: {'; '.join(said[:6])}{more})" if said else ""
 
 
 def judge_arms(module, primary: list[Claim], arms: dict[str, list[Claim]], profile: str,

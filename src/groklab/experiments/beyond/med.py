@@ -123,6 +123,11 @@ def correlations(df, after_grok: float | None = None, changes: bool = True, smoo
 EXCEPTIONALLY = Revision("2026-12-07", f"App. D.2's 'exceptionally capable': every reading at median r >= {STRONG:g}",
                          f"median r >= {RHO:g}, with r >= {STRONG:g} weighed beside",
                          "a fresh read: the quote's own word sets the bar")
+# §6.2's "closely matches" (a + b) as strong a word, read at the same bar since 2026-12-07 (a twenty-first read: the
+# one reading that held, the smoothed curves', cleared only the moderate bar)
+CLOSELY = Revision("2026-12-07", f"§6.2's 'closely matches': every reading at median r >= {STRONG:g}",
+                   f"median r >= {RHO:g}, with r >= {STRONG:g} weighed beside",
+                   "a fresh read: 'closely' is as strong as D.2's 'exceptionally', already read at the strong bar")
 PREFIX = "med_tracks_test_loss_"
 TRIM = 0.05  # the share of the largest test-loss moves left out in the measurement beside (the shared collapses)
 
@@ -133,9 +138,8 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     strong = {c.id: c for c in _judged(df, STRONG)}
     trimmed = correlations(df, trim=TRIM)
     judged = []
-    for c in _judged(df, RHO):
-        if not c.id.endswith("_add"):  # D.2's operations: "exceptionally" (Fig. 5's a + b: "closely matches")
-            c = revised(strong[c.id], c, EXCEPTIONALLY)
+    for c in _judged(df, RHO):  # D.2's operations: "exceptionally"; Fig. 5's a + b: "closely matches" (CLOSELY)
+        c = revised(strong[c.id], c, CLOSELY if c.id.endswith("_add") else EXCEPTIONALLY)
         r = [trimmed[x][1] for x in sorted(trimmed) if f"op{OPS.index(c.id.removeprefix(PREFIX))}/" in x
              and trimmed[x][1] is not None]
         if r:

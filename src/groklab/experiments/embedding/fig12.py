@@ -159,8 +159,8 @@ def _delays(cells: dict, cells95, shown_beside: dict) -> Claim:
                    "The skewed distribution of embedding updates delays generalization, at every lr and batch size.",
                    cells, ("random", "skewed"), "t_test = first eval step with test acc >= 0.99",
                    {"test acc 0.95": cells95} if cells95 is not None else None)
-    c.statistic = (f"presumes a skew that makes tokens rare: every skewed run's split leaves some token in <= {RARE} "
-                   "training rows; " + c.statistic)
+    c.statistic = (f"{c.statistic}; the rarest token's training rows (<= {RARE}: 'heavily imbalanced') said beside, "
+                   "not a gate")
     pooled = stratified([(arrays(a), arrays(b)) for a, b in cells.values()])  # a reading beside (a fresh read)
     if pooled["p_a_first"] is not None:
         c.aggregate[POOLED] = {k: round(v, 4) if isinstance(v, float) else v for k, v in pooled.items()}

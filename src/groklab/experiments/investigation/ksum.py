@@ -170,6 +170,10 @@ def claims(t: dict, cells: dict[str, list[str]]) -> list[Claim]:
                              lambda g: None if g is None else g < GAP, f"it stays below {GAP}",
                              {"K = 2 controls' largest gap": {c: gaps.get(c, []) for c in k2s}})
         lagged = revised(gapless, lagged, NO_FIT_NEEDED)
+        ends = {c: [x for x in t.get("final_test", {}).get(c, []) if x is not None] for c in cells}
+        said = ", ".join(f"{c} {', '.join(f'{x:.2f}' for x in v)}" for c, v in ends.items() if v)
+        lagged.note = "; ".join(filter(None, [lagged.note, f"final test accuracy (where it ended, not judged): {said}"
+                                              if said else ""]))
     out.append(lagged)
     # "does not rely on weight decay": without it the BiRNN generalizes, no worse than with it (non-inferiority;
     # until 2026-11-28 an equivalence whose floor sat on the wd 1 arm: wd 0 scoring better read as "does not hold")
