@@ -572,6 +572,14 @@ def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_
     flat = {0.1: [0.2 / 0.9] * 3, **{x: [b / (1 - x) for b in (0.39, 0.41, 0.40)] for x in (0.2, 0.3, 0.4)}}
     _, trend = fig4.claims(flat, {}, None, go)
     assert trend.holds is False and not trend.depends_on and "without 0.1: inconclusive (underpowered)" in trend.note
+    # the smallest frac's runs still rising where they ended: its U-Acc a lower bound carries the rise -- censored
+    up = {0.1: [True, False, True], 0.2: [False] * 3, 0.3: [False] * 3, 0.4: [False, True, False]}
+    _, cut = fig4.claims(flat, {}, up, go)
+    assert cut.holds is None and cut.reason == "censored" and cut.post_hoc["rule"].endswith(
+        "their U-Acc a lower bound)") and "frac=0.1 2 of 3, frac=0.4 1 of 3" in cut.note, cut.note
+    up[0.1] = [False] * 3  # still rising elsewhere only: the failure stands, the counts said
+    _, kept = fig4.claims(flat, {}, up, go)
+    assert kept.holds is False and "frac=0.4 1 of 3" in kept.note
 
 
 def test_the_quick_resnet_variant_gives_no_verdict_on_004s_task():

@@ -448,6 +448,16 @@ def test_dropout_is_judged_at_both_trained_rates():
     c = claim()  # trivial at 0.2, not at 0.5: the sentence names no rate
     assert c.holds is False and c.depends_on == ["model.dropout"] and "with 0.2 it holds" in c.note
     assert c.to_dict()["verdict"] == "depends on an unstated setting (model.dropout)"
+    # the 0.5 runs still rising where they ended: bounds, censored (0.2's one rising run at 0.973 is already
+    # within the margin of the ceiling: it stays a value); the replaced rule's "depends" beside
+    rising = {c: [0.0] * 5 for c in best}
+    rising["dropout0.5"], rising["dropout0.2"] = [1.0] * 5, [0.0, 0.0, 0.0, 1.0, 0.0]
+    cut = next(c for c in optimizers.claims({"max_test": best, "rising_test": rising,
+                                             "final_train": {"dropout0.5": [0.36, 0.7, 0.5, 0.71, 0.6]}})
+               if c.id == "dropout_barely_matters")
+    assert cut.holds is None and cut.reason == "censored" and "with model.dropout=0.2: holds" in cut.note, cut.note
+    assert "final train accuracy 0.36-0.71, 5 of 5 runs still rising" in cut.note and "0.874" in cut.note
+    assert cut.post_hoc["verdict"] == "depends on an unstated setting (model.dropout)"
     best["dropout0.5"] = [0.99, 1.0, 0.995, 1.0, 0.998]
     assert claim().holds is True and not claim().depends_on  # trivial at both rates
 

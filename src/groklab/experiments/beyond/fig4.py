@@ -28,6 +28,7 @@ Differences from the paper and its released code:
 """
 from __future__ import annotations
 
+from copy import copy
 from pathlib import Path
 
 from groklab.experiments.beyond.ceiling import N_COVER, ceilings
@@ -179,4 +180,26 @@ def claims(fracs: dict, ceil: dict, rising: dict | None = None, go: dict | None 
         none = sum(g is None for g in (go or {}).get(xs[low], []))
         if none:
             c2.note = "; ".join(filter(None, [c2.note, f"at {low}, {none} of {len(fracs[xs[low]])} runs have no GO"]))
-    return [c1, c2]
+    return [c1, _rising_low(c2, up, low)]
+
+
+# Since 2026-12-07 (a twenty-first read's audit): a rise of (1 - frac) U-Acc that its smallest frac's lower bounds
+# carry -- runs still rising where they ended, their U-Acc a floor -- cannot refute "does not generalize more"
+LOW_BOUNDS = Revision("2026-12-07", "inconclusive (censored) where the claim fails and runs of the smallest frac were "
+                      "still rising where they ended (their U-Acc a lower bound)", "judged on the U-Acc each run "
+                      "reached, still rising or not", "an audit: 3 of 5 frac-0.3 runs still rising, 2 ended by the "
+                      "plateau stop, carried the only deciding cell")
+
+
+def _rising_low(c: Claim, up: dict, low: str | None) -> Claim:
+    """`c` (more data does not generalize more) censored where it fails on a smallest frac whose runs were still
+    rising at their end; every cell's count of still-rising runs said either way."""
+    counts = {k: sum(bool(x) for x in v) for k, v in up.items() if any(v)}
+    if counts:
+        c.note = "; ".join(filter(None, [c.note, "still rising where they ended (U-Acc a lower bound): " + ", ".join(
+            f"{k} {n} of {len(up[k])}" for k, n in counts.items())]))
+    if c.holds is not False or low is None or not counts.get(low):
+        return c
+    old = copy(c)
+    return revised(c.inconclusive("censored", f"the rise rests on {low}, whose U-Acc is a lower bound on "
+                                              f"{counts[low]} of {len(up[low])} runs"), old, LOW_BOUNDS)
