@@ -84,13 +84,16 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
     # 2. "its benefits diminish at larger batch sizes (e.g., beyond 512), where random sampling becomes nearly
     # as effective": random reaches 0.99 no later than (1 + MARGIN) x uniform at the largest batch; it presumes
     # the benefit at the smallest batch (claim 1), without which there is nothing to diminish
-    c2 = no_later_claim("gap_shrinks_large_batch", f"The random-uniform gap diminishes at batch {large}: random "
-                        "sampling becomes nearly as effective.",
-                        {task: _both(t, task, large)[::-1] for task in TASKS}, ("random", "uniform"),
-                        event.format(0.99), MARGIN)
-    for task in TASKS:  # the point estimates the claim judged until 2026-11-26, shown beside
-        gap = [_log_gap(t, task, B) for B in (small, large)]
-        c2.aggregate[f"{task} |log(median random / median uniform)| b{small} -> b{large}"] = gap
+    def diminish(tasks) -> Claim:
+        c = no_later_claim("gap_shrinks_large_batch", f"The random-uniform gap diminishes at batch {large}: random "
+                           "sampling becomes nearly as effective.",
+                           {task: _both(t, task, large)[::-1] for task in tasks}, ("random", "uniform"),
+                           event.format(0.99), MARGIN)
+        for task in tasks:  # the point estimates the claim judged until 2026-11-26, shown beside
+            gap = [_log_gap(t, task, B) for B in (small, large)]
+            c.aggregate[f"{task} |log(median random / median uniform)| b{small} -> b{large}"] = gap
+        return c
+    c2 = diminish(TASKS)
     if c1.holds is not True:
         alone = says((c2.holds, c2.reason))
         why = (f"uniform is not shown faster at batch {small} (uniform_faster_small_batch "
@@ -98,6 +101,8 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
                f"{large} alone the rule {alone}" + (f" ({c2.note})" if c2.note else ""))
         c2.note = ""
         c2.inconclusive("precondition", why)
+        c2 = _per_dataset(c2, diminish, {task: time_claim(c1.id, "", {task: pair(t, small)[task]}, ("uniform",
+                                                                      "random"), event.format(0.99)) for task in TASKS})
     # 3. skewed fits the training set, yet fails to generalize: it ends below random in test accuracy with a gap of
     # at least GAP below its own training accuracy, at every batch and dataset (post hoc since 2026-11-28)
     # (ending below random alone is not read beside as a plausible reading: runs at test 0.98-0.997 generalize)
@@ -105,6 +110,26 @@ def claims(t, t95=None, *, rare: dict[str, int]) -> list[Claim]:
     # (11-28), the gate dropped (12-07; the gated verdict beside)
     c3 = revised(_skewed(t, gap=True), _skewed(t, gap=False), GATE)
     return [c1, c2, _ungated(revised(c3, deepcopy(c3), PLATEAU), rare)]
+
+
+# Since 2026-12-07 (a twenty-first read): the premise read per dataset -- where uniform is faster at the small batch
+# on one dataset, the diminishing is judged there, the other said without a premise
+PREMISE = Revision("2026-12-07", "the premise per dataset: judged on the datasets where uniform is faster at the "
+                   "small batch", "inconclusive (precondition) unless uniform is faster on every dataset",
+                   "a fresh read: add met the premise (p = 0.0017) and was never judged")
+
+
+def _per_dataset(c2: Claim, diminish, premise: dict[str, Claim]) -> Claim:
+    """`c2` (inconclusive: the premise missed on some dataset) judged on the datasets whose premise holds."""
+    met = [task for task, c in premise.items() if c.holds is True]
+    if not met or len(met) == len(premise):
+        return c2
+    per = diminish(met)
+    said = "; ".join(f"{task}: no premise (uniform not shown faster at the small batch: it {says((c.holds, c.reason))})"
+                     for task, c in premise.items() if task not in met)
+    per.note = "; ".join(filter(None, [f"judged on {', '.join(met)}, where uniform is faster at the small batch",
+                                       per.note, said]))
+    return revised(per, c2, PREMISE)
 
 
 GAP = 0.1  # "fails to generalize": its final test accuracy at least this below its final training accuracy (ours)
