@@ -162,6 +162,21 @@ def test_fig7_claims_from_hessian_metrics():
     assert fig7.claims({"adam": [0.02, 0.03, 0.025]})[1].holds
 
 
+def test_fig10_e_rank_still_moving_at_the_horizon_is_censored_not_underpowered():
+    from groklab.experiments.embedding import fig10
+    from groklab.experiments.stats import boot_mean
+
+    swing = {"adam_wd1e-3": [0.18, 0.14, 0.18, 0.22, 0.20], "adam_lr_wd1e-3": [0.05] * 5, "adam_wd5e-3": [0.05] * 5}
+    agg = lambda per: {n: [boot_mean(v)["mean"]] for n, v in per.items()}  # noqa: E731
+    late = {"adam_wd1e-3": [(1450.0, 1500.0)] * 3 + [(600.0, 1500.0)] * 2}
+    c = fig10._stable("rtol1e-4", "rank", swing, swing, list(fig10.JUDGED), {}, agg, late)
+    assert c.holds is None and c.reason == "censored" and "still moving at the end of 3 runs" in c.note, c.note
+    assert "the horizon, not the seeds" in c.note and "inconclusive (underpowered)" in c.note  # the replaced rule
+    late["adam_wd1e-3"] = [(1450.0, 1500.0)] + [(600.0, 1500.0)] * 4  # one run late: said, still underpowered
+    c = fig10._stable("rtol1e-4", "rank", swing, swing, list(fig10.JUDGED), {}, agg, late)
+    assert c.reason == "underpowered" and "still moving in the last tenth of 1 of 5 runs" in c.note
+
+
 def test_fig10_a_rank_curve_settles_where_it_last_leaves_its_end_value():
     from groklab.experiments.embedding.fig10_ranks import settled
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import PROFILES, Claim, RunSpec, seed_of, verdict_of
+from groklab.store.schema import verdict_words
 
 ARM = "arm-"  # prefix of an arm's folder below the study
 # a claim's aggregate entry: its verdict on the runs that met its precondition (a study sets it where it can)
@@ -154,7 +155,9 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         alone = deepcopy(out)
         out.depends_on.append(a.field)
         return revised(out, alone, SPLIT)
-    there = {**entry, "at": a.other, "verdict": verdict_of(alt.holds, alt.reason), "note": alt.note,
+    # the arm's verdict as it reads, its own readings' dependence included (an audit: "with kaiming it holds" where
+    # the arm itself depends on the reading of 'over-fitting stage')
+    there = {**entry, "at": a.other, "verdict": verdict_words(alt.holds, alt.reason, alt.depends_on), "note": alt.note,
              "per_seed": alt.per_seed}  # the arm's own values: what a reader cites beside the verdict
     claim.sensitivity[a.field] = there
     same = (alt.holds, alt.reason) == (claim.holds, claim.reason)
@@ -167,9 +170,9 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: neither value decides it{_moved(alt, claim)}"
     elif alt.holds is not None and claim.holds is not None:
         claim.depends_on.append(a.field)
-        said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}"
+        said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}{_moved(alt, claim)}"
     else:
-        said = f"with {a.field}={a.other}{fewer}: {there['verdict']}"
+        said = f"with {a.field}={a.other}{fewer}: {there['verdict']}{_moved(alt, claim)}"
     claim.note = "; ".join(filter(None, [claim.note, said]))
     return claim
 

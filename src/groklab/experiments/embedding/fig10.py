@@ -8,6 +8,7 @@ figure implies.
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from pathlib import Path
 
 import numpy as np
@@ -161,12 +162,32 @@ THROUGHOUT = Revision("2026-12-06", "the largest |rank - first| / first over eve
                       "|last - first| / first", "a fresh read: the endpoints hid mid-run swings of 0.2-0.7")
 
 
-def _stable(d: str, what: str, ends: dict, swing: dict, cells: list, unfit: dict, agg) -> Claim:
+def _stable(d: str, what: str, ends: dict, swing: dict, cells: list, unfit: dict, agg, moving=None) -> Claim:
+    """`moving`: per setup, each run's (step E's rank settles at, last step): where the CI straddles the bar and E's
+    rank is still moving in the last tenth of runs, the horizon, not the seeds, leaves it open (HORIZON)."""
     text, stat = f"E's rank remains largely stable ({d}).", f"{what} of E; "
     now = judge(below(f"rank_E_stable[{d}]", text, stat + "largest |rank - first| / first over every measure",
                       swing, cells, CHANGE, agg(swing)), JUDGED, unfit)
     was = judge(below(now.id, text, stat + "|last - first| / first", ends, cells, CHANGE, agg(ends)), JUDGED, unfit)
-    return revised(now, was, THROUGHOUT)
+    now = revised(now, was, THROUGHOUT)
+    late = [(n, v) for n in cells for v in (moving or {}).get(n, []) if v is not None and v[0] > 0.9 * v[1]]
+    runs = sum(v is not None for n in {n for n, _ in late} for v in (moving or {}).get(n, []))
+    if now.holds is not None or now.reason != "underpowered" or not late:
+        return now
+    if 2 * len(late) <= runs:  # most runs settled: said, the seeds' spread still what leaves it open
+        now.note = "; ".join([now.note, f"E's rank still moving in the last tenth of {len(late)} of {runs} runs"])
+        return now
+    old = deepcopy(now)
+    where = sorted({n for n, _ in late})
+    return revised(now.inconclusive("censored", f"E's rank is still moving at the end of {len(late)} runs "
+                                    f"({', '.join(where)}: settled only from step {min(v[0] for _, v in late):,.0f}-"
+                                    f"{max(v[0] for _, v in late):,.0f} of {max(v[1] for _, v in late):,.0f}): the "
+                                    "horizon, not the seeds, leaves it open"), old, HORIZON)
+
+
+HORIZON = Revision("2026-12-07", "inconclusive (censored) where E's rank is still moving in the last tenth of runs "
+                   "whose CI straddles the bar", "inconclusive (underpowered)", "an audit: the swing comes from a "
+                   "decline still running when the 1,500-step runs end; more seeds would not settle it")
 
 
 EARLY = 100  # W's early drop lands just after the fit (steps 80-200 at quick sizes): window A extended, weighed
@@ -223,7 +244,8 @@ def claims(pts: dict, unfit: dict | None = None, timing: dict | None = None) -> 
                                 "net decline; the phases need timing)", w, trained(JUDGED), CHANGE, agg(w)), JUDGED,
                           unfit), timing and timing[d]),
             _stable(d, what, moved, {n: _rel(pts, n, d, "E", lambda a, _, c, m=None, *__: None if m is None else m / a)
-                                     for n in SETUPS}, trained(JUDGED), unfit, agg),
+                                     for n in SETUPS}, trained(JUDGED), unfit, agg,
+                    {n: _rel(pts, n, d, "E", lambda *v: v[6:8] if len(v) > 7 else None) for n in SETUPS}),
             judge(_later(_only(lr_id, d, parts, settles), later, agg,
                          [w for n in SETUPS for w in _rel(pts, n, d, "EW", lambda *v: v[5] if len(v) > 5 else None)
                           if w is not None], {n: _rel(pts, n, d, "EW", lambda *v: v if len(v) > 7 else None)

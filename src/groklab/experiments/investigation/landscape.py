@@ -232,7 +232,7 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
                      "learned": contrast("learned", "", f"{share}, final against at init",
                                          {"key_share": final, "key_share_init": init}, "key_share", "key_share_init",
                                          +1)})
-    cyclic.per_seed["circle_step"] = v.get("circle_step", [])
+    cyclic.per_seed |= {"circle_step": v.get("circle_step", []), "sparse_final (not judged)": v.get("sparse_final", [])}
     alts = {}
     for col, name in (("grad/total", "grads"), ("norm/total", "norm")):
         got = (flat or {}).get(col)

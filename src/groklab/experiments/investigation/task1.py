@@ -114,9 +114,23 @@ def claims(t: dict, base: tuple) -> list[Claim]:
         _oscillates(t, [cell(e, a, x, n) for x in sorted(PS) if x != 97], cell(e, a, 97, n), base == BASE["quick"]),
         contrast("two_layers_fit_sooner", "2 layers fit the training set sooner than 1 layer.", "t_train",
                  t["t_train"], two, one, -1),
-        contrast("two_layers_larger_gap", "2 layers grok later relative to the fit: a larger grokking gap.",
-                 "gap = t_test - t_train", t["gap"], two, one, 1),
+        _depth_said(contrast("two_layers_larger_gap", "2 layers grok later relative to the fit: a larger grokking "
+                             "gap.", "gap = t_test - t_train", t["gap"], two, one, 1), t, two, one,
+                    base == BASE["quick"]),
     ]
+
+
+def _depth_said(c: Claim, t: dict, two: str, one: str, quick: bool) -> Claim:
+    """The sentence's main clause, "a slower grokking moment", is about t_test: judged the same way beside the gap
+    and said (a fresh read's audit, 2026-12-07), with the recipe at the quick profile."""
+    late = contrast(c.id, "", "t_test", t["t_test"], two, one, 1)
+    a = late.aggregate.get("all", {})
+    P = next((v for k, v in a.items() if k.startswith("P(")), None)
+    said = [f"read as t_test (002's 'slower grokking moment') it {says((late.holds, late.reason))}"
+            + (f" ({next(k for k in a if k.startswith('P('))} = {P:.2f}, one-sided p = {a['p']:.3g})"
+               if P is not None else "")]
+    c.note = "; ".join(filter(None, [c.note, *said, RECIPE + " that included the 2-layer cell" if quick else ""]))
+    return c
 
 
 RECIPE = ("the quick recipe (alpha 0.5, lr 2e-3, wd 0.3, d 64, batch 256, 8,000 steps; 002: lr 5e-5, wd 1, 1e5 steps) "
