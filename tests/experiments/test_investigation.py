@@ -252,6 +252,12 @@ def test_decay_grid_matches_adam_decay_to_lr_times_adamw_decay():
     assert c.holds is False and "lr 0.002, lambda 1: matched ends below AdamW" in c.note
     cell = c.aggregate["no cell departs"]["lr 0.002, lambda 1"]
     assert "2026-12-07" in c.post_hoc["rule"] and cell["p lower"] < 0.005
+    # the same cell with its matched runs still rising at the horizon: their finals are bounds -- censored, the
+    # failure beside (post hoc); a cell whose matched runs never fit is named, a departure the horizon cannot undo
+    up = {decay.name("matched", 2e-3, 1.0): [1.0] * 5}
+    cut = decay.claims({"final_test": five, "rising_test": up}, lrs, wds)[0]
+    assert cut.holds is None and "5 of 5 matched runs still rising" in cut.note, cut.note
+    assert "under the rule it replaced (a run below the level at the horizon fails) it does not hold" in cut.note
 
 
 def test_batch_grid_and_its_claim_on_synthetic_times():

@@ -31,6 +31,7 @@ CADENCE = Revision("2026-12-06", "a seed whose window holds too few measurements
                    "censored", "inconclusive (censored)",
                    "a fresh read (2026-12-06): every run grokked; the cadence, not the runs, left it open")
 WHEN = 2.0  # "when": the peak within a factor 2 of t_train either way (our reading; one octave on a log axis)
+RISE = 0.1  # test accuracy from which "the rise" is read (a reading beside: over the rise alone)
 TIE = 0.05  # two Spearman rhos this close cannot order E's co-movement beyond W's
 # Both rules were first written 2026-12-06 with fig7's runs in view -- at the paper profile, the cadence-250 runs of
 # the seeds and settings retrained at cadence 50 the day after -- so each verdict is post hoc (a fresh read)
@@ -81,11 +82,20 @@ def per_run(df) -> dict[str, dict]:
                 lam = win[f"hessian/{block}_top"].to_numpy()[keep]
                 if keep.sum() >= MIN_POINTS and np.ptp(y[keep]) > 0 and np.ptp(lam):
                     rho[block] = round(float(spearmanr(lam, y[keep])[0]), 3)
+            # over the rise itself, from test accuracy's first eval at RISE on (an audit: the window from the fit
+            # holds the early fall of lambda_E while test accuracy still sits at chance)
+            up = (y >= RISE) & keep
+            if up.any():
+                lam = win["hessian/E_top"].to_numpy()[np.argmax(up):][keep[np.argmax(up):]]
+                ys = y[np.argmax(up):][keep[np.argmax(up):]]
+                if len(ys) >= MIN_POINTS and np.ptp(ys) > 0 and np.ptp(lam):
+                    rho["rise"] = round(float(spearmanr(lam, ys)[0]), 3)
         seen = t_test is not None and t_test == t_test
         out[run] = {"t_train": float(t_train) if fit else None, "w_peak": peak, "e_peak": e_peak,
                     "t_test": float(t_test) if seen else None,
                     "octaves": None if octave is None else round(octave, 3), "within": within,
-                    "rho": rho.get("E"), "rho_W": rho.get("W"), "few": few, "peak_lo": lo, "peak_hi": hi}
+                    "rho": rho.get("E"), "rho_W": rho.get("W"), "rho_rise": rho.get("rise"), "few": few,
+                    "peak_lo": lo, "peak_hi": hi}
     return out
 
 
@@ -137,7 +147,11 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
     specific = every_seed(e.id, e.text, "rho(lambda_E, test accuracy) - rho(lambda_W, test accuracy), same window",
                           {groups[0]: beyond}, lambda v: None if v is None or abs(v) < TIE else v < 0,
                           f"it is < 0 (within {TIE:g} of 0: cannot tell)")
-    e.note = "; ".join(filter(None, [e.note, _peaks(runs, groups[0])]))
+    rise = [x for x in of(groups[0], "rho_rise") if x is not None]
+    e.note = "; ".join(filter(None, [e.note, _peaks(runs, groups[0]), f"over the rise alone (from test accuracy "
+                                     f"{RISE:g} to t_test) rho_E is {', '.join(f'{x:+.2f}' for x in rise)} (not "
+                                     "judged): the window from the fit also holds lambda_E's early fall at chance"
+                                     if rise else ""]))
     w = weigh(w, "'when' (the band around t_train)", f"a factor {WHEN:g}", {f"a factor {2 * WHEN:g}": _band(
         w, runs, groups[0], 2 * WHEN)})
     return [revised(w, None, WRITTEN), revised(weigh(e, "'as'", "any co-movement (rho < 0)", {SPECIFIC: specific}),

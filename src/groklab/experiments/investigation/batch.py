@@ -33,7 +33,7 @@ import numpy as np
 
 from groklab.experiments.choices import weigh
 from groklab.experiments.claims import Times, shown, stretched, time_claim
-from groklab.experiments.investigation.compare import median_time, table
+from groklab.experiments.investigation.compare import TIMES, median_time, table
 from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.heat import heat
@@ -72,7 +72,7 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
-    t = table(df)
+    t = table(df, cols=TIMES + ("drops", "final_test", "max_test", "u_acc", "final_train"))
     figs = heat_map(t, *GRID[profile], out / "batch") if not df.empty else []
     return figs, claims(t, *GRID[profile])
 
@@ -105,8 +105,13 @@ def claims(t: dict, lrs, sizes) -> list[Claim]:
             c.note = "; ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): batch 512 never reached 0.99 "
                                                     "there, so no hindrance can be seen."]))
         ends = {label(lr, b): t.get("final_test", {}).get(name(lr, b), []) for lr in reached for b in larger}
-        low = [f"{k}: {sum(x < 0.5 for x in v)} of {len(v)} runs end below test 0.5" for k, v in ends.items()
-               if any(x < 0.5 for x in v)]
+        fit = {label(lr, b): t.get("final_train", {}).get(name(lr, b), []) for lr in reached for b in larger}
+        # what those runs are: a run that fit and ended at chance train accuracy collapsed, not a slower route to
+        # generalization (an audit, 2026-12-07)
+        low = [f"{k}: {sum(x < 0.5 for x in v)} of {len(v)} runs end below test 0.5"
+               + (f" ({sum(x < 0.1 for x in fit[k])} of them at chance train accuracy too, final train "
+                  f"{min(fit[k]):.3g}-{max(fit[k]):.3g}: the training itself collapsed)"
+                  if any(x < 0.1 for x in fit.get(k, [])) else "") for k, v in ends.items() if any(x < 0.5 for x in v)]
         c.note = "; ".join(filter(None, [c.note, *low]))
         off = [lr for lr in reached if lr > CODE_GRID_MAX]  # lrs above 002's code's grid (t3_MLP.py: 1e-4 ... 5e-3)
         if off and len(off) < len(reached):
