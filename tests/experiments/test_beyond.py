@@ -453,7 +453,9 @@ def test_table1_published_numbers_against_a_prediction_interval():
     assert got["table1_go_epoch_as_published"].holds is True  # STRIP 67 "disappear": no published GO to compare
     by[("strip", 40)] = row(("strip", 40), go_none=True)
     go = {c.id: c for c in published_claims(by)}["table1_go_epoch_as_published"]
-    assert go.reason == "censored" and "strip k=40" in go.note
+    # no GO on any run by 30,000 where Table 1 prints one: a disagreement (post hoc since 2026-12-07), no bound
+    assert go.holds is False and "never within 10x the published value on any run: strip k=40" in go.note, go.note
+    assert go.post_hoc and "no GO at 10x or more" in go.post_hoc["rule"]
     by[("square", 40)] = row(("square", 40), shift=0.2)
     u = {c.id: c for c in published_claims(by)}["table1_u_acc_as_published"]
     assert u.holds is False and "square k=40" in u.note
@@ -533,6 +535,14 @@ def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing()
     assert c.reason == "underpowered" and "runs of c never reached the event" in c.note
     vals["a"] = [0.19, 0.2, 0.21]  # one cell tight: the censored one could still decide
     assert matches("x", "t", "U", vals, ref).reason == "censored"
+    # an event time never reached by any run at 10x the published one (never=True, Table 1's GO epochs): disagrees
+    times = {"a": [900.0, 1000.0, 1100.0], "b": [Censored(30000.0)] * 3}
+    pub = {"a": 1000.0, "b": 1600.0}
+    never = matches("go", "t", "GO", times, pub, never=True)
+    assert never.holds is False and "b (published 1600; every run still without it at 30,000-30,000)" in never.note
+    assert matches("go", "t", "GO", times, pub).holds is None  # the rule off: a censored cell
+    times["b"] = [Censored(12000.0)] * 3  # only 7.5x: still a bound
+    assert matches("go", "t", "GO", times, pub, never=True).holds is None
 
 
 def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_rise():

@@ -142,6 +142,9 @@ def test_fig7_claims_from_hessian_metrics():
     assert fig7.claims(per, same)[2].holds is None
     up = {**w, "adam_lr": [20.0] * 4}
     assert fig7.claims(per, up)[2].holds is False
+    # over the steps every run measured, W reduced after all: weighed beside ours, said (an audit, 2026-12-07)
+    c = fig7.claims(per, same, last, (per, {**same, "adam_lr": [1.0] * 4}, 300))[2]
+    assert c.holds is None and "with steps every run measured (<= 300): holds" in c.note, c.note
     four = lambda a, b, d=None: {"adam": [a] * 4, "adam_lr": [b] * 4, **({"adam_lr_adaptive": [d] * 4} if d else {})}  # noqa: E731
     c = {x.id: x for x in fig7.claims(four(0.5, 0.05, 1.5))}
     assert c["adam_lr_closer"].holds is False  # |log 0.05| > |log 0.5|: farther apart, every run

@@ -36,8 +36,11 @@ def interval(values: list, cells: int, resolution: float = 0.0) -> Optional[tupl
     return m - half, m + half
 
 
+FAR = 10.0  # a cell whose every run is still without its event at FAR x the published time disagrees with it
+
+
 def matches(id: str, text: str, what: str, values: dict[str, list], reference: dict[str, float],
-            resolution: Optional[dict[str, float]] = None, pooling: bool = True) -> Claim:
+            resolution: Optional[dict[str, float]] = None, pooling: bool = True, never: bool = False) -> Claim:
     """Every cell's published number lies inside our prediction interval for one new run (see the module):
     holds when each does; does not hold when one lies outside; inconclusive when a cell has fewer than 2 runs
     (precondition), a run only bounds its value (censored: never reached the event), or an interval is wider
@@ -62,6 +65,13 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
         return c
     span = max(reference[k] for k in cells) - min(reference[k] for k in cells) if cells else 0.0
     wide = [k for k in cells if len(cells) > 1 and pis[k] is not None and pis[k][1] - pis[k][0] > span]
+    far = [k for k in censored if never and reference[k] > 0 and all(
+        isinstance(x, Censored) and float(x) >= FAR * reference[k] for x in values.get(k, []))]
+    if far:  # an event time the paper prints, never reached in FAR times it by any run: a disagreement, not a bound
+        c.holds, c.note = False, "never within {:g}x the published value on any run: ".format(FAR) + ", ".join(
+            f"{k} (published {reference[k]:.4g}; every run still without it at {min(map(float, values[k])):,.0f}-"
+            f"{max(map(float, values[k])):,.0f})" for k in far)
+        return c
     if censored:  # no interval there; where the others cannot tell rows apart either, the data lack power
         none = f"runs of {', '.join(censored)} never reached the event (censored at their last step)"
         if wide and set(wide) | set(censored) == set(cells):

@@ -78,19 +78,23 @@ def _published(rows: dict) -> list:
                           ref, res)
             claim = revised(claim, old if ps == {P} else None, L_WITHOUT_GO)
         if key == "go_epoch" and ps == {P}:
-            claim = _takeoff(claim, rows, ref, res)
+            never = matches(claim.id, claim.text, label, values, ref, res, never=True)
+            was = _takeoff(claim, rows, ref, res)
+            # rows never taking off where 004 prints a GO: both readings under the same rule
+            claim = revised(_takeoff(never, rows, ref, res, True), was, NEVER_GO) if never.holds is False \
+                and claim.holds is not False else was
         out.append(claim)
     return out
 
 
-def _takeoff(claim: Claim, rows: dict, ref: dict, res: dict) -> Claim:
+def _takeoff(claim: Claim, rows: dict, ref: dict, res: dict, never: bool = False) -> Claim:
     """GO-epoch read as where test accuracy takes off whether or not the training set is fit (grok_events' onset:
     10% of the way from its first value to 1), weighed beside ours (anchored at the fit): a run whose test
     accuracy rises before it fits has no GO of ours (a fresh read, 2026-12-06: STRIP k = 60)."""
     name = lambda s, k: f"{s} k={k}"  # noqa: E731
     onset = {name(*c): [Censored(float(last)) if o is None else o for o, last in
                         zip(r.get("onset_per_seed", []), r["last_per_seed"])] for c, r in rows.items()}
-    alt = matches(claim.id, claim.text, "GO-epoch read as the onset", onset, ref, res)
+    alt = matches(claim.id, claim.text, "GO-epoch read as the onset", onset, ref, res, never=never)
     claim = weigh(claim, "reading of GO-epoch", "0.1 above test accuracy at the fit",
                   {"test accuracy's take-off, fit or not (onset)": alt})
     late = [f"{name(*c)}: {', '.join(str(t) for t in r.get('fit_per_seed', []))}" for c, r in rows.items()
@@ -109,6 +113,12 @@ L_WITHOUT_GO = Revision("2026-12-06", "L-Acc without a GO: the lowest test accur
                         "on, as U-Acc falls back to the highest", "no L-Acc where a seed had no GO",
                         "a fresh read (2026-12-06): U-Acc had a no-GO fallback and L-Acc none, so a row without GO "
                         "left the claim without data (a precondition) where it was only underpowered")
+
+
+NEVER_GO = Revision("2026-12-07", "a row whose every run has no GO at 10x or more of the published GO-epoch "
+                   "disagrees with it (does not hold)", "such a row censored, the claim underpowered",
+                   "an audit: STRIP 50 and 60 (offset ids) show no GO within 004's own 30,000 epochs, against "
+                   "Table 1's 1,600 and 900")
 
 
 def _values(row, field: str) -> list:

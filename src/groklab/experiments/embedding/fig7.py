@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import level_claim
 from groklab.experiments.embedding.fig7_timing import claims as timing_claims
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides, batch, lr, task
@@ -40,30 +41,37 @@ def runs(profile: str, seeds: int) -> list[RunSpec]:
     return grid_runs(OPTIMS, base, seeds)
 
 
-def ratios(df) -> dict:
-    """run -> [lambda_E / lambda_W at each measured step > 0]."""
+def ratios(df, upto: float | None = None) -> dict:
+    """run -> [lambda_E / lambda_W at each measured step > 0 (and <= `upto`)]."""
     cols = ["hessian/E_top", "hessian/W_top"]
     if df.empty or not all(c in df for c in cols):
         return {}
     sub = df.dropna(subset=cols)
-    sub = sub[sub["step"] > 0]
+    sub = sub[(sub["step"] > 0) & (sub["step"] <= (upto if upto is not None else math.inf))]
     return {run: (g["hessian/E_top"] / g["hessian/W_top"]).tolist() for run, g in sub.groupby("run")}
 
 
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     r = ratios(df)
-    per = {name: [median_censored(r[k]) for k in sorted(r) if k.startswith(f"{name}/")] for name in OPTIMS}
+    per = _medians(r)
     figs = _plot(df, out / "fig7") if r else []
-    return figs, claims(per, *w_medians(df)) + timing_claims(df)  # the caption's timing sentence (fig7_timing.py)
+    w, last = w_medians(df)
+    upto = min((x for v in last.values() for x in v), default=None)  # the steps every run measured (an audit)
+    common = (_medians(ratios(df, upto)), w_medians(df, upto)[0], upto) if upto else None
+    return figs, claims(per, w, last, common) + timing_claims(df)  # the caption's timing sentence (fig7_timing.py)
 
 
-def w_medians(df) -> tuple[dict, dict]:
-    """({optimizer: [median lambda_max(H_WW) over each run's measured steps > 0]}, {optimizer: [each run's last
-    measured step]}): the sentence's "W notably reduced", and the window each median covers."""
+def _medians(r: dict) -> dict:
+    return {name: [median_censored(r[k]) for k in sorted(r) if k.startswith(f"{name}/")] for name in OPTIMS}
+
+
+def w_medians(df, upto: float | None = None) -> tuple[dict, dict]:
+    """({optimizer: [median lambda_max(H_WW) over each run's measured steps > 0 (and <= `upto`)]}, {optimizer: [each
+    run's last measured step]}): the sentence's "W notably reduced", and the window each median covers."""
     if df.empty or "hessian/W_top" not in df:
         return {}, {}
     sub = df.dropna(subset=["hessian/W_top"])
-    sub = sub[sub["step"] > 0]
+    sub = sub[(sub["step"] > 0) & (sub["step"] <= (upto if upto is not None else math.inf))]
     g = {run: x for run, x in sub.groupby("run")}
     pick = lambda f: {n: [f(g[k]) for k in sorted(g) if k.startswith(f"{n}/")] for n in OPTIMS}  # noqa: E731
     return pick(lambda x: float(x["hessian/W_top"].median())), pick(lambda x: int(x["step"].max()))
@@ -97,6 +105,16 @@ def _log10(values: list) -> list[float]:
     return [math.log10(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
 
 
+def _parts(name: str, gap: dict, w: dict | None) -> dict:
+    """'closer' by ranks, and 'W reduced' where each run's median lambda_W is given."""
+    parts = {"closer": level_claim("closer", "", {"all": (gap[name], gap["adam"])}, (name, "adam"),
+                                   "|log10(lambda_E / lambda_W)| of the run's median ratio")}
+    if w and w.get(name) and w.get("adam"):
+        parts["W reduced"] = level_claim("W reduced", "", {"all": (w[name], w["adam"])}, (name, "adam"),
+                                         "median lambda_max(H_WW) over the run's measured steps")
+    return parts
+
+
 FLATTER = Revision("2026-11-28", "E flatter than W beyond noise: the CI of the geometric mean of lambda_E / lambda_W "
                    "below 1", "the CI below 0.1 (an order of magnitude, now the measurement beside it)",
                    "'significantly smaller' says nothing of a factor (Verdicts II, commit e7337a5, with both archives "
@@ -111,7 +129,7 @@ RANKED = Revision("2026-12-07", "|log10(lambda_E / lambda_W)| lower than Adam's 
                   "a fresh read: a bootstrap of 3 seeds overstates certainty, and half the sentence went untested")
 
 
-def claims(per: dict, w: dict | None = None, last: dict | None = None) -> list[Claim]:
+def claims(per: dict, w: dict | None = None, last: dict | None = None, common: tuple | None = None) -> list[Claim]:
     """Ratios are judged on a log scale with a 95% bootstrap CI over seeds, so a verdict never turns on one
     seed's 0.111 against 0.1: "significantly smaller" needs the whole CI of the geometric mean below 1 (E flatter
     beyond noise), the measurement "an order of magnitude" below 0.1. "Closer" (and "W reduced", where `w` gives
@@ -142,12 +160,13 @@ def claims(per: dict, w: dict | None = None, last: dict | None = None) -> list[C
         text = f"With {name}, lambda_max of W is reduced and those of E and W are closer than with Adam."
         was = contrast(f"{name}_closer", text, "|log10(lambda_E / lambda_W)| of the median ratio", gap, name, "adam",
                        -1)
-        parts = {"closer": level_claim("closer", "", {"all": (gap[name], gap["adam"])}, (name, "adam"),
-                                       "|log10(lambda_E / lambda_W)| of the run's median ratio")}
-        if w and w.get(name) and w.get("adam"):
-            parts["W reduced"] = level_claim("W reduced", "", {"all": (w[name], w["adam"])}, (name, "adam"),
-                                             "median lambda_max(H_WW) over the run's measured steps")
+        parts = _parts(name, gap, w)
         c = revised(all_of(f"{name}_closer", text, parts), was, RANKED)
+        if common and common[0].get(name) and common[0].get("adam"):  # each median over the same steps (an audit)
+            both = {k: [abs(x) for x in _log10(common[0][k])] for k in (name, "adam")}
+            alt = all_of(c.id, text, _parts(name, both, common[1]))
+            c = weigh(c, "window", "each run's own measured steps", {f"steps every run measured (<= {common[2]:,.0f})":
+                                                                    alt})
         if last and last.get(name) and last.get("adam"):
             span = lambda v: f"{min(v)}-{max(v)}" if min(v) != max(v) else f"{v[0]}"  # noqa: E731
             c.note = "; ".join(filter(None, [c.note, f"each median covers its run's own measured steps, which end "
