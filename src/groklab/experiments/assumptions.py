@@ -163,7 +163,7 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
     same = (alt.holds, alt.reason) == (claim.holds, claim.reason)
     # the very values: the arm trains none of the claim's cells, or the setting cannot move them (an init at step 0)
     if same and alt.per_seed == claim.per_seed and alt.aggregate == claim.aggregate:
-        said = f"{a.field}={a.other} gives this claim the very same values: it tests nothing here"
+        return claim  # the arm trains none of its cells: said in `sensitivity`, not in the note (a fresh read)
     elif alt.holds == claim.holds and alt.holds is not None:  # its values beside: "the same" can hide a split
         said = f"the same with {a.field}={a.other}{fewer}{_moved(alt, claim)}"
     elif alt.holds is None and claim.holds is None and alt.reason == claim.reason:  # undecided alike: no support

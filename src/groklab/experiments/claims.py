@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.posthoc import NO_LEAN, revised
 from groklab.experiments.spec import Claim, says  # noqa: F401 -- says: the studies import it from here
 from groklab.experiments.stats import ALPHA, alpha, select
 from groklab.survival import Censored, concordance, km_median
@@ -141,10 +141,8 @@ def _judge(c: dict, events: int, alpha: float) -> Verdict:
     return None, "underpowered", f"P = {P:.2f}: {said}"
 
 
-# Vargha and Delaney's least "small" effect: a P(A first) below it leans no way worth more seeds. "underpowered" is
-# kept for an estimate that leans the claimed way beyond it; below it the reason is NO_EFFECT (post hoc: NO_LEAN)
-LEAN = 0.56
-NO_EFFECT = "no effect seen"
+LEAN = 0.56  # Vargha and Delaney's least "small" effect: a P(A first) below it leans no way worth more seeds
+NO_EFFECT = "no effect seen"  # the reason below LEAN; "underpowered" above it (posthoc.NO_LEAN)
 
 
 def _looked() -> str:
@@ -290,18 +288,10 @@ def _claim(id: str, text: str, rule: str, per: dict, agg: dict, v: Verdict) -> C
     """A Claim carrying verdict `v` (and its reason and why)."""
     holds, reason, why = v
     claim = Claim(id, text, rule, per, agg, bool(holds), note=why if holds is not None else "")
-    if holds is not None:
-        return claim
-    if reason != NO_EFFECT:
-        return claim.inconclusive(reason, why)
+    if holds is not None or reason != NO_EFFECT:
+        return claim if holds is not None else claim.inconclusive(reason, why)
     old = Claim(id, text, rule, per, agg, False).inconclusive("underpowered", why)
     return revised(claim.inconclusive(reason, why), old, NO_LEAN)
-
-
-NO_LEAN = Revision("2026-12-07", f"'{NO_EFFECT}' where neither order is beyond noise and P(first) < {LEAN} leans no "
-                   "way worth more seeds; 'underpowered' only for a lean the claimed way", "inconclusive "
-                   "(underpowered) whenever neither order was beyond noise", "two fresh reads (2026-12-07): medians "
-                   "of 500 against 500 or 450 against 475 at 10 runs an arm called 'underpowered'")
 
 
 def _none(v) -> bool:

@@ -66,6 +66,11 @@ FIT_FIRST = Revision(
     "2026-11-28", "inconclusive (precondition) where most runs of a cell never fit the training set",
     "judged on every run, a run never fit contributing the bound onset / last step - 1",
     "with no run fit, the lag is about -0.93 by construction: the data could not contradict the claim")
+# two arms' times leaning no way are not short of seeds (claims.LEAN, claims.NO_EFFECT)
+NO_LEAN = Revision("2026-12-07", "'no effect seen' where neither order is beyond noise and P(first) < 0.56 leans no "
+                   "way worth more seeds; 'underpowered' only for a lean the claimed way", "inconclusive "
+                   "(underpowered) whenever neither order was beyond noise", "two fresh reads (2026-12-07): medians "
+                   "of 500 against 500 or 450 against 475 at 10 runs an arm called 'underpowered'")
 # a level every run reaches cannot show an effect on it (investigation)
 CEILING = Revision(
     "2026-11-28", "inconclusive (precondition) where every compared run ends at the ceiling",

@@ -112,7 +112,10 @@ def claims(t: dict, lrs, sizes) -> list[Claim]:
                + (f" ({sum(x < 0.1 for x in fit[k])} of them at chance train accuracy too, final train "
                   f"{min(fit[k]):.3g}-{max(fit[k]):.3g}: the training itself collapsed)"
                   if any(x < 0.1 for x in fit.get(k, [])) else "") for k, v in ends.items() if any(x < 0.5 for x in v)]
-        c.note = "; ".join(filter(None, [c.note, *low]))
+        ref = [f"lr {lr:g}, batch {REF}: {sum(x < 0.95 for x in v)} of {len(v)} runs end below train accuracy "
+               "0.95 (the reference decays too)" for lr in reached
+               for v in [t.get("final_train", {}).get(name(lr, REF), [])] if any(x < 0.95 for x in v)]
+        c.note = "; ".join(filter(None, [c.note, *low, *ref]))
         off = [lr for lr in reached if lr > CODE_GRID_MAX]  # lrs above 002's code's grid (t3_MLP.py: 1e-4 ... 5e-3)
         if off and len(off) < len(reached):
             within = time_claim(c.id, c.text, {label(lr, b): v for (lr, b), v in pairs.items()

@@ -112,12 +112,18 @@ def claims(t: dict, base: tuple) -> list[Claim]:
                                t["t_test"], cell(e, a, 97, n), cell(e, a, x, n), -1), t, cell(e, a, 97, n),
                       cell(e, a, x, n), x, base == BASE["quick"]) for x in (min(PS), 59)),
         _oscillates(t, [cell(e, a, x, n) for x in sorted(PS) if x != 97], cell(e, a, 97, n), base == BASE["quick"]),
-        contrast("two_layers_fit_sooner", "2 layers fit the training set sooner than 1 layer.", "t_train",
-                 t["t_train"], two, one, -1),
+        _recipe(contrast("two_layers_fit_sooner", "2 layers fit the training set sooner than 1 layer.", "t_train",
+                         t["t_train"], two, one, -1), base == BASE["quick"]),
         _depth_said(contrast("two_layers_larger_gap", "2 layers grok later relative to the fit: a larger grokking "
                              "gap.", "gap = t_test - t_train", t["gap"], two, one, 1), t, two, one,
                     base == BASE["quick"]),
     ]
+
+
+def _recipe(c: Claim, quick: bool) -> Claim:
+    """The quick recipe said beside a depth claim (a fresh read, 2026-12-07)."""
+    c.note = "; ".join(filter(None, [c.note, RECIPE + " that included the 2-layer cell" if quick else ""]))
+    return c
 
 
 def _depth_said(c: Claim, t: dict, two: str, one: str, quick: bool) -> Claim:
