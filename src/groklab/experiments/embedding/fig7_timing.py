@@ -68,8 +68,7 @@ def per_run(df) -> dict[str, dict]:
         within, lo, hi = None, None, None
         if fit and i is not None:
             lo, hi = (steps[i - 1] if i else 0.0), (steps[i + 1] if i + 1 < len(steps) else math.inf)
-            band = (t_train / WHEN, t_train * WHEN)
-            within = True if band[0] <= lo and hi <= band[1] else False if hi < band[0] or lo > band[1] else None
+            within = _inside(lo, hi, t_train, WHEN)
         end = t_test if t_test is not None and t_test == t_test else float(h["step"].max()) if len(h) else None
         rho, few = {}, False
         if fit and end is not None:
@@ -161,15 +160,18 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
 SPECIFIC = f"E's beyond W's (rho_E < rho_W by at least {TIE:g})"
 
 
+def _inside(lo: float, hi: float, t_train: float, when: float) -> bool | None:
+    """The peak's interval [lo, hi] within a factor `when` of t_train: True inside, False wholly outside, None
+    straddling (the measures beside the peak cannot place it)."""
+    band = (t_train / when, t_train * when)
+    return True if band[0] <= lo and hi <= band[1] else False if hi < band[0] or lo > band[1] else None
+
+
 def _band(w: Claim, runs: dict, group: str, when: float) -> Claim:
     """W's claim with the band a factor `when` either way of t_train (weighed beside ours: the band is ours)."""
-    def within(r: dict):
-        if r["t_train"] is None or r["w_peak"] is None:
-            return None
-        lo, hi = r["peak_lo"], r["peak_hi"]
-        band = (r["t_train"] / when, r["t_train"] * when)
-        return True if band[0] <= lo and hi <= band[1] else False if hi < band[0] or lo > band[1] else None
-    vals = [within(runs[r]) for r in sorted(runs) if r.startswith(f"{group}/")]
+    vals = [None if r["t_train"] is None or r["w_peak"] is None else _inside(r["peak_lo"], r["peak_hi"], r["t_train"],
+                                                                              when)
+            for r in (runs[x] for x in sorted(runs) if x.startswith(f"{group}/"))]
     return every_seed(w.id, w.text, w.statistic, {group: vals}, lambda v: v, f"within a factor {when:g} of t_train")
 
 

@@ -129,14 +129,20 @@ def _recipe(c: Claim, quick: bool) -> Claim:
 def _depth_said(c: Claim, t: dict, two: str, one: str, quick: bool) -> Claim:
     """The sentence's main clause, "a slower grokking moment", is about t_test: judged the same way beside the gap
     and said (a fresh read's audit, 2026-12-07), with the recipe at the quick profile."""
-    late = contrast(c.id, "", "t_test", t["t_test"], two, one, 1)
-    a = late.aggregate.get("all", {})
-    P = next((v for k, v in a.items() if k.startswith("P(")), None)
-    said = [f"read as t_test (002's 'slower grokking moment') it {says((late.holds, late.reason))}"
-            + (f" ({next(k for k in a if k.startswith('P('))} = {P:.2f}, one-sided p = {a['p']:.3g})"
-               if P is not None else "")]
-    c.note = "; ".join(filter(None, [c.note, *said, RECIPE + " that included the 2-layer cell" if quick else ""]))
-    return c
+    c.note = "; ".join(filter(None, [c.note, _t_test_reading(c.id, t, two, one, 1, "002's 'slower grokking moment'",
+                                                             named=True)]))
+    return _recipe(c, quick)
+
+
+def _t_test_reading(id: str, t: dict, a: str, b: str, sign: int, what: str, named: bool = False) -> str:
+    """'read as t_test (what) it <verdict> (P = .., one-sided p = ..)': a claim's t_test reading, judged as it is
+    (`named`: P under its arms' own name)."""
+    late = contrast(id, "", "t_test", t["t_test"], a, b, sign)
+    agg = late.aggregate.get("all", {})
+    key = next((k for k in agg if k.startswith("P(")), None)
+    return (f"read as t_test ({what}) it {says((late.holds, late.reason))}"
+            + (f" ({key if named else 'P'} = {agg[key]:.2f}, one-sided p = {agg['p']:.3g})"
+               if key and agg[key] is not None else ""))
 
 
 RECIPE = ("the quick recipe (alpha 0.5, lr 2e-3, wd 0.3, d 64, batch 256, 8,000 steps; 002: lr 5e-5, wd 1, 1e5 steps) "
@@ -146,12 +152,8 @@ RECIPE = ("the quick recipe (alpha 0.5, lr 2e-3, wd 0.3, d 64, batch 256, 8,000 
 def _onset_said(c: Claim, t: dict, op: str, no_op: str, quick: bool) -> Claim:
     """'Emerge' read as the onset of the rise (ours); the other reading quotes.yaml allows -- the time to 0.99 --
     judged the same way and said beside (a fresh read, 2026-12-07), with the recipe at the quick profile."""
-    late = contrast(c.id, "", "t_test", t["t_test"], op, no_op, -1)
-    a = late.aggregate.get("all", {})
-    P = next((v for k, v in a.items() if k.startswith("P(")), None)
-    said = [f"read as t_test (the first eval at test acc 0.99: the other reading quotes.yaml allows) it "
-            f"{says((late.holds, late.reason))}" + (f" (P = {P:.2f}, one-sided p = {a['p']:.3g})" if P is not None
-                                                    else "")]
+    said = [_t_test_reading(c.id, t, op, no_op, -1, "the first eval at test acc 0.99: the other reading quotes.yaml "
+                            "allows")]
     c.note = "; ".join(filter(None, [c.note, *said, RECIPE + " that included this cell" if quick else ""]))
     return c
 
