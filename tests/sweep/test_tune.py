@@ -36,12 +36,64 @@ def test_tune_spends_at_most_its_budget_prunes_and_replays(tmp_path):
     assert sum(t.steps for t in got.trials) == got.used
     assert got.best is not None and got.best.score == max(t.score for t in got.trials if t.state == "complete")
     lines = (out / "trials.csv").read_text().splitlines()
-    assert lines[0] == "trial,optim.lr,state,steps,score,run" and len(lines) == len(got.trials) + 1
+    assert lines[0] == "trial,optim.lr,state,steps,score,run,rungs" and len(lines) == len(got.trials) + 1
     before = {p: p.stat().st_mtime_ns for p in out.glob("trial-*/metrics.jsonl")}
     again = tune(BASE, SPACE, out, budget=3000, min_steps=50, eta=2, seed=0, enqueue=[{"optim.lr": 0.01}])
     assert [(t.params, t.state, t.steps, t.score) for t in again.trials] == \
         [(t.params, t.state, t.steps, t.score) for t in got.trials]
     assert {p: p.stat().st_mtime_ns for p in out.glob("trial-*/metrics.jsonl")} == before  # nothing retrained
+
+
+def test_a_trial_that_stops_after_a_rung_replays_the_same_tuning(tmp_path):
+    """A run that went on past a rung and stopped early later (stop.patience) ended at its last step, not at the
+    rung: replaying the tuning from its folders reads the rung as the first pass saw it (until 2026-12-07 the last
+    status made the replay end such a trial at the rung, and ask different trials after it)."""
+    base = BASE + ["task=mul", "split.frac_train=0.95", "stop.patience=20"]
+    kw = dict(budget=3000, min_steps=50, eta=2, seed=0, enqueue=[{"optim.lr": 0.01}])
+    got = tune(base, SPACE, tmp_path / "t", **kw)
+    late = [t for t in got.trials if t.state == "complete" and t.steps < 400 and len(t.rungs) > 1]
+    assert late  # a trial continued past a rung and stopped early: the case at stake
+    again = tune(base, SPACE, tmp_path / "t", **kw)
+    assert [(t.number, t.state, t.steps, t.score) for t in again.trials] == \
+        [(t.number, t.state, t.steps, t.score) for t in got.trials] and again.used == got.used
+
+
+def test_the_ledger_alone_replays_a_tuning_and_a_missing_rung_is_retrained(tmp_path, monkeypatch):
+    """trials.csv carried without its run folders (another machine): the same trials, states, steps and scores,
+    nothing trained; a trial whose ledger lost its last rung is trained again, to the same score."""
+    import shutil
+
+    import groklab.engine
+
+    kw = dict(budget=2000, min_steps=50, eta=2, seed=1, enqueue=[{"optim.lr": 0.01}])
+    got = tune(BASE, SPACE, tmp_path / "t", **kw)
+    seen = [(t.number, t.params, t.state, t.steps, t.score) for t in got.trials]
+    carried = tmp_path / "c"
+    carried.mkdir()
+    for f in (".groklab", "trials.csv"):
+        shutil.copy(tmp_path / "t" / f, carried / f)
+
+    def refuse(*a, **k):
+        raise AssertionError("trained a rung the ledger holds")
+
+    with monkeypatch.context() as m:
+        m.setattr(groklab.engine, "train", refuse)
+        again = tune(BASE, SPACE, carried, **kw)
+    assert [(t.number, t.params, t.state, t.steps, t.score) for t in again.trials] == seen and again.used == got.used
+    assert not list(carried.glob("trial-*"))
+    # the longest-trained sampled trial loses its last rung from the ledger: only that rung's run is trained
+    last = max((t for t in got.trials if t.number >= 0), key=lambda t: (len(t.rungs), t.number))
+    text = (carried / "trials.csv").read_text().splitlines()
+    i = next(k for k, line in enumerate(text) if line.startswith(f"{last.number},"))
+    text[i] = text[i].rsplit(";", 1)[0]
+    (carried / "trials.csv").write_text("\n".join(text) + "\n")
+    third = tune(BASE, SPACE, carried, **kw)
+    assert [(t.number, t.params, t.state, t.steps, t.score) for t in third.trials] == seen
+    assert [p.name for p in carried.glob("trial-*")] == [last.run.name]
+    (carried / "trials.csv").write_text("trial,optim.lr,state,steps,score,run,rungs\n0,0.01,complete,50,1,"
+                                        "trial-000,50:x:1:0\n")
+    with pytest.raises(ConfigError, match="rungs"):
+        tune(BASE, SPACE, carried, **kw)
 
 
 def test_a_resumed_rung_equals_a_run_trained_straight(tmp_path):

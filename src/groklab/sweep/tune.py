@@ -17,7 +17,10 @@ best test accuracy so far (in [0, 1]). A run that grokked beats every run that d
 Replaces hand-drawn Latin hypercubes trained each to the horizon: at eta = 3 the same budget tries several times as
 many configurations. Training is deterministic, and so are the sampler (seeded) and the pruner given the scores:
 calling `tune` again on the same `out` replays the same trials and reads the finished rungs from their run
-directories, so a killed tuning resumes where it stopped, training nothing twice.
+directories, so a killed tuning resumes where it stopped, training nothing twice. trials.csv is also a ledger: its
+`rungs` column keeps every rung's steps reached, score and whether the run ended there, so a replay needs no run
+directory for a rung the ledger holds (a tuning carried to another machine as its trials.csv files alone resumes
+exactly: a rung the ledger lacks is trained from scratch, which equals resuming it).
 """
 from __future__ import annotations
 
@@ -46,6 +49,7 @@ class Trial:
     steps: int = 0  # steps trained (the last rung it reached)
     score: float | None = None
     state: str = "running"  # complete, pruned or budget (its next rung did not fit the budget)
+    rungs: dict = field(default_factory=dict)  # rung -> (steps reached, score, the run ended there): the ledger
 
 
 @dataclass
@@ -122,6 +126,7 @@ def tune(base: Sequence[str], space: dict, out: str | Path, *, budget: int, min_
                                 pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=min_steps,
                                                                               reduction_factor=eta))
     result = Tuned(budget=budget)
+    ledger = _ledger(out)
 
     def rungs_of(t: Trial, trial=None) -> None:
         """Train `t` rung by rung while the budget pays; an Optuna `trial` is reported to and may be pruned."""
@@ -130,17 +135,25 @@ def tune(base: Sequence[str], space: dict, out: str | Path, *, budget: int, min_
             if result.used + (r - t.steps) > budget:
                 t.state = "budget"
                 return
-            have = RunStore(t.run).summary() if is_run(t.run) else {}
-            if not have:
-                train(make_config(list(base) + over + [f"steps={r}"]), out=t.run)
-            elif have.get("status") not in FINAL and have.get("steps", 0) < r:
-                train(resume=t.run, steps=r)
-            done = RunStore(t.run).summary()
-            reached = min(r, done.get("steps", r))
+            kept = ledger.get(t.run.name, {}).get(r) if not is_run(t.run) else None
+            if kept is not None:  # the ledger's rung: no run directory needed
+                reached, t.score, final = kept
+            else:
+                have = RunStore(t.run).summary() if is_run(t.run) else {}
+                if not have:
+                    train(make_config(list(base) + over + [f"steps={r}"]), out=t.run)
+                elif have.get("status") not in FINAL and have.get("steps", 0) < r:
+                    train(resume=t.run, steps=r)
+                done = RunStore(t.run).summary()
+                # a replayed run may have gone on past this rung and stopped later: it ended here only if its
+                # steps do not pass the rung (reading its last status at every rung replayed a different tuning)
+                reached = min(r, done.get("steps", r))
+                final = done.get("status") in FINAL and done.get("steps", r) <= r
+                end = horizon if final else r  # a run stopped early ended there: its streak counts
+                t.score = score(RunStore(t.run).rows(), end, horizon, level, persistence)
             result.used += reached - t.steps
-            end = horizon if done.get("status") in FINAL else r  # a run stopped early ended there: its streak counts
-            t.steps, t.score = reached, score(RunStore(t.run).rows(), end, horizon, level, persistence)
-            if done.get("status") in FINAL or r == horizon:
+            t.steps, t.rungs[r] = reached, (reached, t.score, final)
+            if final or r == horizon:
                 t.state = "complete"
                 return
             if trial is not None:
@@ -175,8 +188,29 @@ def _write(out: Path, result: Tuned) -> None:
     keys = sorted({k for t in result.trials for k in t.params})
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["trial", *keys, "state", "steps", "score", "run"])
-    for t in result.trials:
+    w.writerow(["trial", *keys, "state", "steps", "score", "run", "rungs"])
+    for t in result.trials:  # rungs: rung:reached:score:ended, ';'-joined, the score exact (repr) for the pruner
+        kept = ";".join(f"{r}:{n}:{'' if x is None else repr(float(x))}:{int(f)}" for r, (n, x, f) in t.rungs.items())
         w.writerow([t.number, *(csv_cell(t.params.get(k, "")) for k in keys), t.state, t.steps,
-                    "" if t.score is None else f"{t.score:.6g}", t.run.name])
+                    "" if t.score is None else f"{t.score:.6g}", t.run.name, kept])
     atomic_write(out / "trials.csv", buf.getvalue())
+
+
+def _ledger(out: Path) -> dict[str, dict[int, tuple]]:
+    """{run folder name: {rung: (steps reached, score, ended)}} from `out`/trials.csv's rungs column ({} when the
+    file is missing or predates the column); a malformed cell is refused, naming it."""
+    path = out / "trials.csv"
+    if not path.is_file():
+        return {}
+    got = {}
+    for row in csv.DictReader(io.StringIO(path.read_text())):
+        cells = {}
+        for cell in filter(None, (row.get("rungs") or "").split(";")):
+            try:
+                r, n, x, f = cell.split(":")
+                cells[int(r)] = (int(n), float(x) if x else None, f == "1")
+            except ValueError:
+                raise ConfigError("trials.csv rungs", cell, "must be rung:reached:score:ended (integers, a float "
+                                  "or empty, 0 or 1)") from None
+        got[row["run"]] = cells
+    return got
