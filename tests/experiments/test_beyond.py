@@ -491,19 +491,25 @@ def test_depth_amplitude_is_weighed_on_the_evals_that_hold_the_fit():
     assert c.note.startswith("layers3: no seed holds its training set (train acc >= 0.99) for 10 evals"), c.note
 
 
-def test_uniformity_key_factor_is_weighed_within_runs():
+def test_uniformity_key_factor_is_judged_within_runs():
+    """'Uniformity is the key factor': the spacing evens out no later than test accuracy rises on every wd 1 seed,
+    half way (ours) and at the onsets (weighed); the weight-decay contrast a measurement in the note (post hoc)."""
     from groklab.experiments.beyond import uniformity
 
     ch = {f"wd1/s{i}": (0.8, 0.5) for i in range(3)} | {f"wd0/s{i}": (1.1, 1.2) for i in range(3)}
     u = {"wd1": [1.0] * 3, "wd0": [0.1] * 3}
     before = {f"wd1/s{i}": (500, 900) for i in range(3)}  # the spacing evens out before test accuracy rises
     last = {"wd1": [3000] * 3, "wd0": [5000, 5050, 8700]}
-    c = uniformity.claims(ch, u, before, last)[1]
+    c = uniformity.claims(ch, u, before, last, before)[1]
     assert c.holds and not c.depends_on and "wd 0 runs ended at steps 5000-8700" in c.note
-    after = {f"wd1/s{i}": (2300, 900) for i in range(3)}  # it evens out after: the within-run reading fails
-    c = uniformity.claims(ch, u, after, last)[1]
-    assert c.depends_on == ["reading of 'key factor'"] and c.post_hoc["verdict"] == "holds"
-    assert c.to_dict()["verdict"].startswith("depends")
+    assert "the weight-decay contrast (U-Acc >= 0.9 with wd 1, below it with wd 0, a measurement" in c.note
+    after = {f"wd1/s{i}": (2300, 900) for i in range(3)}  # it evens out after: the claim fails, the contrast holds
+    c = uniformity.claims(ch, u, after, last, after)[1]
+    assert c.holds is False and c.post_hoc["verdict"] == "holds" and "it depends on the reading of 'key factor'" \
+        in c.note and c.to_dict()["verdict"] == "does not hold"
+    c = uniformity.claims(ch, u, after, last, before)[1]  # half way after, the onsets before: the timing decides
+    assert c.depends_on == ["'evens out' and 'rises' timed"]
+    assert c.to_dict()["verdict"] == "depends on the reading of 'evens out' and 'rises' timed"
 
 
 def test_uniformity_says_how_far_meds_fall_is_the_embeddings_scale():

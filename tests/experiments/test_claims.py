@@ -364,7 +364,7 @@ def test_fig2_rising_together_in_step_but_apart_in_level_depends_on_the_reading(
     t, co = _fig2(0.5, 600)
     t.loc[t["run"].str.startswith("add/mlp/"), "final_train"] = 1.0
     c = {x.id: x for x in fig2.claims(t, co)}["no_emb_add_rises_together"]
-    assert c.to_dict()["verdict"] == "depends on an unstated setting (reading of 'together')"
+    assert c.to_dict()["verdict"] == "depends on the reading of 'together'"
     assert c.post_hoc["verdict"] == "holds"
     t.loc[t["run"].str.startswith("add/mlp/"), "final_train"] = 0.52  # apart by 0.02: both readings hold
     assert {x.id: x for x in fig2.claims(t, co)}["no_emb_add_rises_together"].holds is True

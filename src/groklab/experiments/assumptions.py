@@ -50,6 +50,13 @@ class Assumption:
     # those and is analysed with the study's own runs for the rest (None: every run). Only for a study whose
     # analysis reads its runs' rows alone: a borrowed run's folder is not below the arm's
     only: str | None = None
+    release: bool = False  # `other` is the authors' released code's value: the text is silent, their code is not
+
+    @property
+    def named(self) -> str:
+        """`other` as a note names it: the release's value says so (a fresh read: 'unstated' hid that the arm is
+        what the authors ran)."""
+        return f"{self.other} (the authors' released code's)" if self.release else str(self.other)
 
     def armed(self, profile: str) -> bool:
         return self.other is not None and profile in self.profiles
@@ -147,7 +154,7 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
         # ours, where its runs met the precondition, decided the opposite of the arm: the setting decides it
         split = claim.aggregate.get(TRAINED) == {True: "does not hold", False: "holds"}[alt.holds]
         out = Claim(claim.id, claim.text, claim.statistic, alt.per_seed, alt.aggregate, alt.holds,
-                    note=f"judged with {a.field}={a.other}{fewer} ({why}); with our {a.ours}: {claim.note}",
+                    note=f"judged with {a.field}={a.named}{fewer} ({why}); with our {a.ours}: {claim.note}",
                     reason=alt.reason, sensitivity={**alt.sensitivity, a.field: ours}, post_hoc=alt.post_hoc,
                     depends_on=list(alt.depends_on))  # the arm's own readings (choices.py) come with it
         if not split:
@@ -163,16 +170,20 @@ def combine(claim: Claim, alt: Claim | None, a: Assumption, seeds: int | None = 
     same = (alt.holds, alt.reason) == (claim.holds, claim.reason)
     # the very values: the arm trains none of the claim's cells, or the setting cannot move them (an init at step 0)
     if same and alt.per_seed == claim.per_seed and alt.aggregate == claim.aggregate:
-        return claim  # the arm trains none of its cells: said in `sensitivity`, not in the note (a fresh read)
+        # the arm trains none of its cells: a verdict there would read as a test of the claim (a fresh read,
+        # 2026-12-07: BiRNN's weight-decay arm sat beside the depth claim it never trains)
+        claim.sensitivity[a.field] = {**entry, "at": a.other, "verdict": "not tested: the arm moves none of this "
+                                      "claim's values (it retrains other runs, or the setting cannot reach them)"}
+        return claim
     elif alt.holds == claim.holds and alt.holds is not None:  # its values beside: "the same" can hide a split
-        said = f"the same with {a.field}={a.other}{fewer}{_moved(alt, claim)}"
+        said = f"the same with {a.field}={a.named}{fewer}{_moved(alt, claim)}"
     elif alt.holds is None and claim.holds is None and alt.reason == claim.reason:  # undecided alike: no support
-        said = f"with {a.field}={a.other}{fewer} also {there['verdict']}: neither value decides it{_moved(alt, claim)}"
+        said = f"with {a.field}={a.named}{fewer} also {there['verdict']}: neither value decides it{_moved(alt, claim)}"
     elif alt.holds is not None and claim.holds is not None:
         claim.depends_on.append(a.field)
-        said = f"depends on {a.field}: with {a.other}{fewer} it {there['verdict']}{_moved(alt, claim)}"
+        said = f"depends on {a.field}: with {a.named}{fewer} it {there['verdict']}{_moved(alt, claim)}"
     else:
-        said = f"with {a.field}={a.other}{fewer}: {there['verdict']}{_moved(alt, claim)}"
+        said = f"with {a.field}={a.named}{fewer}: {there['verdict']}{_moved(alt, claim)}"
     claim.note = "; ".join(filter(None, [claim.note, said]))
     return claim
 

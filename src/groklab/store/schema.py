@@ -88,9 +88,16 @@ class Manifest(Open):
 def verdict_words(holds, reason: str = "", depends_on=()) -> str:
     """A verdict in the words every output uses: 'holds', 'does not hold', 'inconclusive (reason)', or -- when our
     setting and a sensitivity arm at another plausible value of a setting the paper leaves open decide
-    opposite ways -- 'depends on an unstated setting (field, ...)': the paper's sentence alone does not fix it."""
+    opposite ways -- 'depends on an unstated setting (field, ...)': the paper's sentence alone does not fix it; where
+    every such field is a reading of the sentence's words ("reading of 'delayed'"), 'depends on the reading of
+    'delayed''."""
     if depends_on and holds is not None:
-        return f"depends on an unstated setting ({', '.join(map(str, depends_on))})"
+        fields = [str(f) for f in depends_on]
+        # a reading of the sentence's own words is no setting (a fresh read, 2026-12-07): 'depends on the reading'
+        words = [f[len("reading of "):] if f.startswith("reading of ") else f for f in fields]
+        if all(f.startswith(("reading of '", "'")) for f in fields):
+            return f"depends on the reading of {', '.join(words)}"
+        return f"depends on an unstated setting ({', '.join(fields)})"
     return {True: "holds", False: "does not hold"}.get(holds, f"inconclusive ({reason or 'partial'})")
 
 

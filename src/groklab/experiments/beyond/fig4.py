@@ -180,7 +180,41 @@ def claims(fracs: dict, ceil: dict, rising: dict | None = None, go: dict | None 
         none = sum(g is None for g in (go or {}).get(xs[low], []))
         if none:
             c2.note = "; ".join(filter(None, [c2.note, f"at {low}, {none} of {len(fracs[xs[low]])} runs have no GO"]))
+    c2.note = "; ".join(filter(None, [c2.note, _other_relation(fracs), _one_run(fracs, up)]))
     return [c1, _rising_low(c2, up, low)]
+
+
+def _other_relation(fracs: dict) -> str:
+    """The relation 004 states was lost: the reading U-Acc ~ frac, which the runs may fit, said beside ours with
+    its numbers (a fresh read, 2026-12-07), not judged."""
+    got = {x: [u for u in v if u is not None] for x, v in sorted(fracs.items())}
+    m = {x: sum(v) / len(v) for x, v in got.items() if v}
+    if len(m) < 2:
+        return ""
+    near = all(abs(u - x) <= 0.1 for x, u in m.items())
+    means = ", ".join(f"{u:.2f}" for u in m.values())
+    return (f"the relation was lost; read as U-Acc ~ frac instead (mean U-Acc {means} "
+            f"at frac {', '.join(f'{x:g}' for x in m)}) it {'holds' if near else 'fails'} within 0.1 at every frac, "
+            f"while test accuracy itself rises with the data (not judged: a reading the lost text may or may not be)")
+
+
+def _one_run(fracs: dict, up: dict) -> str:
+    """Where a frac's rise of (1 - frac) U-Acc over the frac before it rests on one run: that run named (still
+    rising: its U-Acc a bound)."""
+    said, order = [], sorted(fracs)
+    for a, b in zip(order, order[1:]):
+        v = [(1 - a) * u for u in fracs[a] if u is not None]
+        w = {i: (1 - b) * u for i, u in enumerate(fracs[b]) if u is not None}
+        if len(w) < 2 or not v:
+            continue
+        i = max(w, key=w.get)
+        rest = [x for k, x in w.items() if k != i]
+        before, mean, without = sum(v) / len(v), sum(w.values()) / len(w), sum(rest) / len(rest)
+        if mean > before >= without:
+            rising = bool((up.get(f"frac={b:g}") or [])[i:i + 1] == [True])
+            said.append(f"frac={b:g}'s rise over frac={a:g} rests on one run (s{i}: {w[i]:.3g}"
+                        f"{', still rising' if rising else ''}; without it {without:.3g} against {before:.3g})")
+    return "; ".join(said)
 
 
 # Since 2026-12-07 (a twenty-first read's audit): a rise of (1 - frac) U-Acc that its smallest frac's lower bounds

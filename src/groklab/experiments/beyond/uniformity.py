@@ -14,15 +14,17 @@ Differences from the paper and its released code:
   settings (profile.py). Horizon: not stated; ours 30,000 steps (paper), up to 15,000 (quick:
   profile.QUICK_HORIZON).
 - Statistic: both ratios (end / fit) < 1 on every wd 1 seed and not both on any wd 0 seed; "test accuracy
-  follows" as U-Acc >= 0.9 on every wd 1 seed and < 0.9 on every wd 0 seed (our threshold). MED is measured
-  every 100 steps (quick 50); the release's every epoch. "Key factor" is also read within runs (since
-  2026-12-06, after a fresh read): on every wd 1 seed MED_cv half way down no later than test accuracy half way
-  up, weighed beside the weight-decay contrast.
+  follows" is judged within runs (since 2026-12-07, post hoc; a reading weighed beside from 2026-12-06): on
+  every wd 1 seed MED_cv half way down no later than test accuracy half way up, the onsets (10% of the way)
+  weighed beside; the weight-decay contrast (U-Acc >= 0.9 on every wd 1 seed and < 0.9 on every wd 0 seed, the
+  rule before) is a measurement in the note: it cannot tell uniformity from decay's other effects. MED is
+  measured every 100 steps (quick 50); the release's every epoch.
 - Seeds: the release one run (split random.seed(11) in base.py, init unseeded); ours seeds 0..n-1 (quick 5,
   paper 3) for init and split.
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,7 @@ from groklab.experiments.beyond.profile import QUICK_HORIZON, base_overrides
 from groklab.experiments.choices import weigh
 from groklab.experiments.controls import DELAY, Control
 from groklab.experiments.levels import every_seed
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.experiments.variants import curves, per_variant, variant_of
 from groklab.store.schema import verdict_words
@@ -78,9 +81,10 @@ def _scale(c: Claim, df) -> Claim:
     return c
 
 
-def halves(df) -> dict:
-    """run -> (t_even, t_rise): from the fit on, the first step where MED_cv has fallen half way from its value at
-    the fit to its lowest, and the first eval where test accuracy has covered half of its rise to its highest."""
+def halves(df, share: float = 0.5) -> dict:
+    """run -> (t_even, t_rise): from the fit on, the first step where MED_cv has fallen `share` of the way from its
+    value at the fit to its lowest, and the first eval where test accuracy has covered `share` of its rise to its
+    highest (0.5: half way; 0.1: the onsets)."""
     out = {}
     for run, g in df.groupby("run"):
         g = g.sort_values("step")
@@ -94,8 +98,8 @@ def halves(df) -> dict:
         if not len(m):
             continue
         cv, acc = m["progress/MED_cv"].to_numpy(), a["test/acc"].to_numpy()
-        even = m["step"].to_numpy()[np.argmax(cv <= cv[0] - (cv[0] - cv.min()) / 2)]
-        rise = a["step"].to_numpy()[np.argmax(acc >= acc[0] + (acc.max() - acc[0]) / 2)]
+        even = m["step"].to_numpy()[np.argmax(cv <= cv[0] - (cv[0] - cv.min()) * share)]
+        rise = a["step"].to_numpy()[np.argmax(acc >= acc[0] + (acc.max() - acc[0]) * share)]
         out[run] = (int(even), int(rise))
     return out
 
@@ -103,14 +107,15 @@ def halves(df) -> dict:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
     have = not df.empty and "progress/MED" in df
-    ch, hv = (changes(df), halves(df)) if have else ({}, {})
+    ch, hv, hv10 = (changes(df), halves(df), halves(df, 0.1)) if have else ({}, {}, {})
     order = list(VARIANTS)
-    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order))
+    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order), hv10)
     return figs, [_scale(judged[0], df) if have else judged[0], *judged[1:]]
 
 
-def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None) -> list[Claim]:
-    """`hv`: run -> halves(); `last`: per variant each seed's last step (said in the note)."""
+def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None,
+           hv10: dict | None = None) -> list[Claim]:
+    """`hv`, `hv10`: run -> halves() half way and at the onsets; `last`: per variant each seed's last step."""
     by = {v: [ch[r] for r in sorted(ch) if variant_of(r) == v] for v in VARIANTS}
     med = {v: [round(a, 4) for a, _ in x] for v, x in by.items()}
     cv = {v: [round(b, 4) for _, b in x] for v, x in by.items()}
@@ -126,29 +131,44 @@ def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None) 
                          "both ratios are < 1 with wd 1, and not both with wd 0", shown={"MED ratio": med,
                                                                                          "MED_cv ratio": cv})
     if hv is not None:
-        follows = _key_factor(follows, hv, last or {}, uniform)
+        follows = _key_factor(follows, hv, last or {}, uniform, hv10 or {})
     return [uniform, follows]
 
 
-def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim) -> Claim:
-    """"Uniformity is the key factor in improving test accuracy" read within runs too (a fresh read, 2026-12-06:
-    the manipulation of weight decay changes much besides uniformity): on every wd 1 seed the spacing evens out
-    (MED_cv half way down) no later than test accuracy rises (half way up), weighed beside the wd contrast."""
+# Since 2026-12-07 (a fresh read): the weight-decay contrast tests weight decay -> grokking, not the sentence's
+# variable; the reading that measures uniformity within runs is the test, the contrast a measurement beside it
+WITHIN = Revision("2026-12-07", "judged within runs: on every wd 1 seed the spacing evens out (MED_cv half way "
+                  "down) no later than test accuracy rises (half way up), the onsets (10% of the way) weighed "
+                  "beside; the weight-decay contrast a measurement (it cannot tell uniformity from decay's other "
+                  "effects)", "the weight-decay contrast, the within-run order weighed beside it as a reading",
+                  "a fresh read: the primary reading tested weight decay -> grokking, not uniformity")
+
+
+def _order(follows: Claim, hv: dict, how: str) -> Claim:
     pairs = [hv[r] for r in sorted(hv) if variant_of(r) == "wd1"]
-    link = every_seed(follows.id, follows.text, "from the fit: the step MED_cv has fallen half way to its lowest "
-                      "(t_even) and the step test accuracy has risen half way to its highest (t_rise)",
+    return every_seed(follows.id, follows.text, f"from the fit: the step MED_cv has fallen {how} to its lowest "
+                      f"(t_even) and the step test accuracy has risen {how} to its highest (t_rise)",
                       {"wd1": pairs}, lambda x: x[0] <= x[1], "t_even <= t_rise",
                       shown={"wd1 t_even": [a for a, _ in pairs], "wd1 t_rise": [b for _, b in pairs]})
-    c = weigh(follows, "reading of 'key factor'", "weight decay's manipulation (groks with wd 1, not with wd 0)",
-              {"within runs: the embedding evens out before test accuracy rises": link})
-    chain = (f"the sentence states a proof ('we further prove'); runs test its consequences only: ours is the chain "
-             f"weight decay -> a uniform embedding (wd_makes_embedding_uniform: "
-             f"{verdict_words(uniform.holds, uniform.reason)}) and weight decay -> grokking, which cannot tell "
-             "uniformity from weight decay's other effects (weight norms); the reading that measures uniformity "
-             "within runs:")
-    c.note = "; ".join(filter(None, [c.note, f"{chain} {verdict_words(link.holds, link.reason)}"]))
+
+
+def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict) -> Claim:
+    """"Uniformity is the key factor in improving test accuracy", judged within runs (WITHIN): the spacing evens
+    out no later than test accuracy rises, half way (ours) and at the onsets (weighed); the weight-decay contrast
+    and the rule it replaced said beside."""
+    half = "reading of 'key factor'"
+    old = weigh(deepcopy(follows), half, "weight decay's manipulation (groks with wd 1, not with wd 0)",
+                {"within runs: the embedding evens out before test accuracy rises": _order(follows, hv, "half way")})
+    c = weigh(_order(follows, hv, "half way"), "'evens out' and 'rises' timed", "half way",
+              {"at the onsets (10% of the way)": _order(follows, hv10, "10% of the way")})
+    c.note = "; ".join(filter(None, [c.note, (
+        f"the sentence states a proof ('we further prove'); runs test its consequences: weight decay -> a uniform "
+        f"embedding (wd_makes_embedding_uniform: {verdict_words(uniform.holds, uniform.reason)}); the weight-decay "
+        f"contrast (U-Acc >= {GROK} with wd 1, below it with wd 0, a measurement: it cannot tell uniformity from "
+        f"decay's other effects) {verdict_words(follows.holds, follows.reason)}")]))
     ends = [int(x) for x in last.get("wd0", []) if x is not None]
     if ends:
         c.note = "; ".join(filter(None, [c.note, f"wd 0 runs ended at steps {min(ends)}-{max(ends)} (the plateau "
                                          "stop: neither accuracy rising)"]))
-    return c
+    c.post_hoc = old.post_hoc
+    return revised(c, old, WITHIN)

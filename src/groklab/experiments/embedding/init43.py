@@ -87,6 +87,13 @@ def _leans(c: Claim, fit: Claim, a: str, b: str) -> Claim:
     on the generalization reading alone."""
     agg = fit.aggregate.get("mul", {})
     P = agg.get(f"P({a} first)")
+    if c.holds is None and fit.holds is False:  # the decided reading leads the note (a fresh read, 2026-12-07)
+        ma, mb = (agg.get(f"median {x}", [None])[0] for x in (a, b))  # [median, CI low, CI high]
+        lead = (f"by the fitting reading of 'converge' (train acc 0.99) it does not hold: {a} fits after {b} "
+                f"(P({a} first) = {P:.2f}" + (f"; median t_train {ma:.0f} against {mb:.0f} steps" if None not in
+                                               (ma, mb) else "") + f"); by ours (test acc 0.99) {c.reason}")
+        c.note = "; ".join(filter(None, [lead, c.note]))
+        return c
     if c.holds is not True or fit.holds is not None or P is None or P >= 0.5:
         return c
     c.note = "; ".join(filter(None, [c.note, f"by the fitting reading {b} is not slower: P({a} first) = {P:.2f}, "

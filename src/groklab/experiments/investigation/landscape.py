@@ -87,7 +87,7 @@ PAPER = ("The optimal parameter area of this dataset lies in a sharp conic area,
          "gradient norm increases at the over-fitting stage and decreases as grokking takes place.")
 ASSUMPTIONS = [Assumption("init", "model.init", "torch", "002's text states no initialisation; its released MLP "
                           "(t5_MLP/t2_MLP.py) draws Kaiming-normal linears with zero biases and a Xavier-normal "
-                          "embedding", other="kaiming")]
+                          "embedding", other="kaiming", release=True)]
 N_RANDOM = 8
 N_KEY = 5  # frequencies counted in the cyclic-structure share
 CYCLIC = 0.5  # the key share that calls E cyclic: most of its energy in 5 of the 29 frequencies
