@@ -107,3 +107,33 @@ def test_the_study_at_a_tiny_size_is_trained_and_judged_into_its_board_claims_an
     assert "Table <code>board.csv</code>" in page and "auroc_ci_low" in page and "false_positive_rate" in page
     assert (root / "protocol.yaml").read_bytes() == proto.read_bytes()
     # re-judging an archive to the same bytes: tests/test_results.py, on results/earlywarn-quick itself
+
+
+def test_e_falls_as_validation_improves_is_judged_from_the_rise_on_the_mlp_runs():
+    """E's top eigenvalue climbs after the fit, then falls through the test-accuracy rise: from GO to T it fell on
+    every MLP run (holds, post hoc), while the frozen fit-to-T window saw it rise; Transformer runs are a
+    measurement beside, never judged."""
+    import pandas as pd
+
+    from groklab.experiments.earlywarn.claims import _rising
+    from groklab.experiments.earlywarn.events import Events
+    from groklab.experiments.earlywarn.states import Series
+    from groklab.experiments.spec import Claim
+
+    steps = np.arange(0, 1100, 100)
+    test = [0.0, 0.0, 0.0, 0.0, 0.0, 0.3, 0.6, 0.9, 1.0, 1.0, 1.0]  # the fit at 100, GO at 500, T at 800
+    E = [1.0, 1.0, 30.0, 40.0, 35.0, 20.0, 10.0, 5.0, 3.0, 3.0, 3.0]  # climbs after the fit, falls through the rise
+    rows, S, evs = [], {}, {}
+    for i, arch in enumerate(["mlp"] * 6 + ["transformer"] * 3):
+        run = f"evaluate/add_{arch}/s{i}"
+        vals = E if arch == "mlp" else E[::-1]
+        rows += [{"run": run, "step": s, "train/acc": 1.0 if s >= 100 else 0.5, "test/acc": a}
+                 for s, a in zip(steps, test)]
+        evs[run] = Events(100, 800, 1000)
+        S[run] = Series(steps, np.array(vals, dtype=float), evs[run])
+    c = _rising(Claim("hessian_E_falls_as_validation_improves", "t", "rule", holds=None, reason="underpowered"),
+                S, evs, pd.DataFrame(rows))
+    assert c.holds is True and c.aggregate["fell"] == 6 and c.aggregate["rose"] == 0
+    assert c.aggregate["transformer (measurement)"] == {"fell": 0, "rose": 3, "n": 3}
+    assert c.post_hoc["verdict"] == "does not hold"  # fit to T, pooled: every run rose (the post-fit climb)
+    assert c.aggregate["frozen rule (fit to T, pooled)"]["rose"] == 9
