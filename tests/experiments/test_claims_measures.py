@@ -415,6 +415,11 @@ def test_fig10_phases_shape_run_by_run():
     assert ph.shape(steps, steady, 100, 500, 700)["shows"] is False
     assert ph.shape(steps, three, 100, 500, None)["shows"] is None  # never generalized: untimed
     assert ph.shape(steps[::10], three[::10], 100, 500, 700)["shows"] is None  # too few measures per window
+    # a final fall just after t_test: C ending at t_test misses it, C extended by `late` sees it (capped at the end)
+    after = np.interp(steps, [0, 100, 500, 700, 800, 1000], [256, 156, 150, 148, 60, 60])
+    assert ph.shape(steps, after, 100, 500, 700)["shows"] is False
+    assert ph.shape(steps, after, 100, 500, 700, late=200)["shows"] is True
+    assert ph.shape(steps, after, 100, 500, 700, late=5000)["measures"][2] == 26  # C ends at the last measure
     net = Claim("rank_W_decreases[x]", "W's rank ...", "net", {}, {})
     net.holds = True
     runs = {"a": [ph.shape(steps, three, 100, 500, 700)] * 3,

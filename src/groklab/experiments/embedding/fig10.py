@@ -69,7 +69,7 @@ def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Cla
     curves = {run: rank_curves(out, run) for run in sorted(set(df["run"]))}
     pts = {run: rank_points(c, t_test.get(run), AFTER) for run, c in curves.items()}
     figs = _plot(curves, out / "fig10") if any(pts.values()) else []
-    timing = {d: tuple(by_setup(curves, table, JUDGED, d, shift) for shift in (0.0, EARLY)) for d in DEFS}
+    timing = {d: tuple(by_setup(curves, table, JUDGED, d, *x) for x in ((0, 0), (EARLY, 0), (0, LATE))) for d in DEFS}
     judged = claims(pts, unfit(table["t_train"]), timing)
     judged = [_first_rule(c, pts) for c in judged] if profile == "quick" else judged
     return figs, readings(judged) + init_sigma(df, PLAIN[0])
@@ -191,14 +191,17 @@ HORIZON = Revision("2026-12-07", "inconclusive (censored) where E's rank is stil
 
 
 EARLY = 100  # W's early drop lands just after the fit (steps 80-200 at quick sizes): window A extended, weighed
+LATE = 1000  # W's final fall can come just after t_test (150-1,100 steps, lr 0.001, a fresh read): C extended, weighed
 
 
 def _phases(net: Claim, runs: tuple | None) -> Claim:
     """W's sentence is about three phases, judged run by run (fig10_phases), with window A also ending EARLY steps
-    after the fit (a fresh read, 2026-12-07); without `runs`, the net decline alone (the rule before 2026-12-06)."""
+    after the fit and window C LATE steps after t_test (fresh reads, 2026-12-07); without `runs`, the net decline
+    alone (the rule before 2026-12-06)."""
     if runs is None:
         return net
-    return weigh(phases(net, runs[0]), "window A's end", "t_train", {f"t_train + {EARLY} steps": phases(net, runs[1])})
+    c = weigh(phases(net, runs[0]), "window A's end", "t_train", {f"t_train + {EARLY} steps": phases(net, runs[1])})
+    return weigh(c, "window C's end", "t_test", {f"t_test + {LATE} steps": phases(net, runs[2])})
 
 
 def judge(claim: Claim, setups, unfit: dict) -> Claim:

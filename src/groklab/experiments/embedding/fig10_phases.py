@@ -38,16 +38,17 @@ def _known(t) -> bool:
     return t is not None and t == t and t > 0
 
 
-def shape(steps, ranks, t_train, t_go, t_test, shift: float = 0.0) -> dict:
+def shape(steps, ranks, t_train, t_go, t_test, shift: float = 0.0, late: float = 0.0) -> dict:
     """One run's three windows: rates per 100 steps (relative to the rank at step 0), measures per window, and
     `shows`: True / False, or None where the run cannot be timed (an event missing, a window under-measured).
-    `shift`: window A ends that many steps after t_train (a reading weighed beside ours)."""
+    `shift`: window A ends that many steps after t_train; `late`: window C ends that many after t_test, at most at
+    the last measure (readings weighed beside ours)."""
     steps, ranks = np.asarray(steps, dtype=float), np.asarray(ranks, dtype=float)
     out = {"shows": None}
     if not (len(steps) and all(map(_known, (t_train, t_go, t_test)))) or not t_train + shift < t_go < t_test \
             or ranks[0] <= 0:
         return out
-    ends = [0.0, float(t_train) + shift, float(t_go), float(t_test)]
+    ends = [0.0, float(t_train) + shift, float(t_go), min(float(t_test) + late, max(float(steps[-1]), t_test))]
     at = np.interp(ends, steps, ranks)
     n = [int(((a <= steps) & (steps <= b)).sum()) for a, b in zip(ends, ends[1:])]
     rate = [100 * (at[i] - at[i + 1]) / ranks[0] / (ends[i + 1] - ends[i]) for i in range(3)]
@@ -59,7 +60,7 @@ def shape(steps, ranks, t_train, t_go, t_test, shift: float = 0.0) -> dict:
     return out
 
 
-def by_setup(curves: dict, table, setups, definition: str, shift: float = 0.0) -> dict:
+def by_setup(curves: dict, table, setups, definition: str, shift: float = 0.0, late: float = 0.0) -> dict:
     """setup -> [shape(...) per run] under one rank definition; curves: run -> {(definition, matrix): (steps, r)}."""
     out = {s: [] for s in setups}
     for run in sorted(curves):
@@ -67,7 +68,8 @@ def by_setup(curves: dict, table, setups, definition: str, shift: float = 0.0) -
         if name in out:
             steps, r = curves[run].get((definition, "W"), ([], []))
             ev = table.loc[run] if run in table.index else {}
-            out[name].append(shape(steps, r, *(ev.get(k) for k in ("t_train", "go_step", "t_test")), shift=shift))
+            out[name].append(shape(steps, r, *(ev.get(k) for k in ("t_train", "go_step", "t_test")), shift=shift,
+                                   late=late))
     return out
 
 

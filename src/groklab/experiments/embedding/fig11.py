@@ -20,7 +20,7 @@ PAPER = ("Clear frequency peaks for modular addition and multiplication (the emb
          "task's periodic structure); for modular division the spectrum is more diffuse.")
 TASKS = ("add", "mul", "div")
 N_KEY = 5  # peakedness: share of the non-DC spectral energy in the N_KEY strongest frequencies
-PEAKED = 0.5  # "clear peaks": the N_KEY strongest of ~p/2 frequencies hold over half the energy (flat: ~0.22)
+PEAKED = 0.5  # "clear peaks": the N_KEY strongest of ~p/2 frequencies hold over half the energy (flat: ~0.22, p = 47)
 # "more diffuse": the least difference in peakedness the sentence can be about. A tenth of PEAKED -- far below
 # the gap between Fig. 11's peaked and flat spectra (add ~1.0 vs div ~0.11 at p = 97); a CI that rules out this
 # much answers the comparison instead of leaving it underpowered

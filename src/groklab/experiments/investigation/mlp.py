@@ -36,6 +36,7 @@ from groklab.experiments.investigation.profile import budget, model
 from groklab.experiments.levels import all_of, trend, within
 from groklab.experiments.posthoc import CEILING, Revision, precondition, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
+from groklab.experiments.stats import alpha
 from groklab.survival import Censored
 
 NAME = "mlp"
@@ -162,7 +163,9 @@ def _end(t: dict, hi_a: str, lo_a: str) -> Claim:
                "lies beyond the horizon)", end_state(t, "final_test", "t_test"), hi_a, lo_a, 0.05, floor=0.9)
     said = stuck(t, [lo_a, hi_a])
     if said:  # a plateau at chance before a late rise is what grokking looks like: a bound, not a failure
-        c.note = "; ".join(filter(None, [c.note, f"runs without test acc 0.99: {said} (002 trains 1e5 steps)"]))
+        ends = [float(x) for k in (lo_a, hi_a) for x in t["t_test"].get(k, []) if isinstance(x, Censored)]
+        ours = f"; ours ended at step {max(ends):,.0f}" if ends else ""
+        c.note = "; ".join(filter(None, [c.note, f"runs without test acc 0.99: {said} (002 trains 1e5 steps{ours})"]))
     return c
 
 
@@ -230,6 +233,12 @@ def _width(t: dict, wide: str, narrow: str) -> Claim:
     if ends and min(ends) >= 1.0 - 1e-9:  # a fresh read: say what decides when the levels cannot
         c.note = "; ".join(filter(None, [c.note, f"every run ends at test accuracy 1.0 ({len(ends)} runs): the end "
                                          "state cannot differ, and the speed part alone decides"]))
+    # a pass within a tenth of its bar is said (a fresh read, 2026-12-07: 0.016654 against 0.016667)
+    for part, agg in c.aggregate.items():
+        p = (agg.get("t_test") or {}).get("p") if isinstance(agg, dict) else None
+        if p is not None and 0.9 * alpha() < p <= alpha():
+            c.note = "; ".join(filter(None, [c.note, f"{part}: p = {p:.5g} passes its bar {alpha():.5g} by "
+                                             f"{alpha() - p:.1g}, a knife edge"]))
     # the margin is ours (000 Fig. 5's "balances speed"): a tighter one weighed beside (a fresh read, 2026-12-06)
     return weigh(c, "speed margin", f"{NEAR:g}x", {f"{TIGHT:g}x": all_of(c.id, text, {"end state": end,
                                                                                       **speed(TIGHT)})})

@@ -45,6 +45,7 @@ from groklab.experiments.investigation.profile import budget, fit_batch, model
 from groklab.experiments.levels import all_of, contrast, trend
 from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs, says
+from groklab.survival import Censored
 
 NAME = "task1"
 # a cell of both profiles' grids: the quick base, which must grok (t_test >= 3 t_train), not merely learn
@@ -107,7 +108,7 @@ def claims(t: dict, base: tuple) -> list[Claim]:
         contrast("op_tokens_gentler_rise", "With + and = tokens the rise is more gradual; without, sharper.",
                  "rise_time = t_90 - onset (steps from 10% to 90% of the normalised test accuracy)",
                  t["rise_time"], b, no_op, 1),
-        _shortens(t, by_alpha),
+        _shortens(t, by_alpha, base == BASE["quick"]),
         *(_prime_said(contrast(f"p97_groks_before_p{x}", f"p = 97 groks in fewer steps than p = {x}.", "t_test",
                                t["t_test"], cell(e, a, 97, n), cell(e, a, x, n), -1), t, cell(e, a, 97, n),
                       cell(e, a, x, n), x, base == BASE["quick"]) for x in (min(PS), 59)),
@@ -202,7 +203,7 @@ EACH = Revision("2026-12-06", "alpha 0.5 and alpha 0.7 each sooner than alpha 0.
                 "a fresh read: the sentence names both larger fractions")
 
 
-def _shortens(t: dict, by_alpha: dict) -> Claim:
+def _shortens(t: dict, by_alpha: dict, quick: bool = False) -> Claim:
     text, what = "A larger training fraction alpha shortens the lag before test accuracy rises.", \
         "t_test (first eval with test acc >= 0.99, censored at the horizon)"
     old = trend("alpha_shortens_delay", text, what, t["t_test"], by_alpha, -1)
@@ -211,5 +212,14 @@ def _shortens(t: dict, by_alpha: dict) -> Claim:
     cells = {f"alpha {x:g} vs {by_alpha[low]:g}": (times(c), times(low)) for c, x in sorted(by_alpha.items(),
                                                                                           key=lambda kv: kv[1])
              if c != low}
-    return revised(time_claim("alpha_shortens_delay", text, cells, ("larger alpha", f"alpha {by_alpha[low]:g}"),
-                              what), old, EACH)
+    c = revised(time_claim("alpha_shortens_delay", text, cells, ("larger alpha", f"alpha {by_alpha[low]:g}"),
+                           what), old, EACH)
+    # the runs that never reached 0.99 and where they were censored, with the recipe (a fresh read, 2026-12-07)
+    said = []
+    for k in sorted(by_alpha, key=by_alpha.get):
+        v = list(t["t_test"].get(k, []))
+        if b := [float(x) for x in v if isinstance(x, Censored)]:
+            said.append(f"alpha {by_alpha[k]:g}: {len(b)} of {len(v)} runs never reached test accuracy 0.99 "
+                        f"(censored at step {min(b):,.0f}" + (f"-{max(b):,.0f})" if max(b) > min(b) else ")"))
+    c.note = "; ".join(filter(None, [c.note, *said, RECIPE if quick else ""]))
+    return c
