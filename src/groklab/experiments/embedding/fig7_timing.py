@@ -90,7 +90,9 @@ def per_run(df) -> dict[str, dict]:
                 if len(ys) >= MIN_POINTS and np.ptp(ys) > 0 and np.ptp(lam):
                     rho["rise"] = round(float(spearmanr(lam, ys)[0]), 3)
         seen = t_test is not None and t_test == t_test
+        tr = acc[(acc["run"] == run) & (acc["step"] <= (peak if peak is not None else -1))].dropna(subset=["train/acc"])
         out[run] = {"t_train": float(t_train) if fit else None, "w_peak": peak, "e_peak": e_peak,
+                    "train_at_peak": float(tr["train/acc"].iloc[-1]) if len(tr) else None,
                     "t_test": float(t_test) if seen else None,
                     "octaves": None if octave is None else round(octave, 3), "within": within,
                     "rho": rho.get("E"), "rho_W": rho.get("W"), "rho_rise": rho.get("rise"), "few": few,
@@ -115,8 +117,11 @@ def claims(df, groups=("adam",), beside=("adam_lr", "adam_lr_adaptive")) -> list
                    aggregate={"control: rho of lambda_max(H_WW), same window": shown("rho_W")})
     octs = [x for x in of(groups[0], "octaves") if x is not None]
     if octs:  # how far from the fit the peak lies, in the sentence's own terms: a multiple of t_train
+        at = [x for x in of(groups[0], "train_at_peak") if x is not None]  # a fresh read: what the fit was then
         w.note = "; ".join(filter(None, [w.note, f"the measured peak at {2 ** min(octs):.2g}-{2 ** max(octs):.2g} x "
-                                         f"t_train ({groups[0]}; the band: {1 / WHEN:g}-{WHEN:g} x)"]))
+                                         f"t_train ({groups[0]}; the band: {1 / WHEN:g}-{WHEN:g} x)" + (
+                                             f", when train accuracy stood at {min(at):.2f}-{max(at):.2f}" if at
+                                             else "")]))
     straddle = [r for r in sorted(runs) if r.startswith(f"{groups[0]}/") and runs[r]["within"] is None]
     if w.holds is None and straddle and all(runs[r]["t_train"] is not None for r in straddle):
         # every seed that cannot tell fit its training set: the peak's interval between two measures straddles the
