@@ -50,7 +50,7 @@ def analyze_one_run(out, paper: str, fig: str, tmp_path) -> list:
 
     root = shutil.copytree(out / fig, tmp_path / fig)  # a copy: the analysis draws into the figure's folder
     df = load_runs(root)
-    df = df[df["run"] == sorted(df["run"].unique())[0]]
+    df = df[df["run"] == sorted(r for r in df["run"].unique() if not r.startswith("arm-"))[0]]  # a study run
     _, claims = PAPERS[paper][fig].analyze(df, root)
     return claims
 

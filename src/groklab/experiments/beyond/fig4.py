@@ -113,7 +113,9 @@ def _at_top(cells: dict, fracs: dict, top: float) -> str:
     return (f"what refutes it is frac {top:g} alone (ours: Fig. 4's fracs were lost), where {hit} "
             f"of {len(at)} seeds reach {max(at):.3g}; (1 - frac) x U-Acc, the relation 004's next sentence states as "
             f"we read it, averages {k:.2f} at the other fracs, which puts U-Acc at 1 from frac {1 - k:.2f} on: frac "
-            f"{top:g} may lie outside what the sentence speaks of")
+            f"{top:g} may lie outside what the sentence speaks of; read as U-Acc ~ frac (which these runs fit as "
+            f"well, more_data_does_not_generalize_more), U-Acc reaches 1 only at frac 1, and frac {top:g} is in "
+            "range: the refutation then stands")
 
 
 def _below(u_rising) -> bool | None:

@@ -61,6 +61,11 @@ AFTER_GROK = 1000
 WINDOW = Assumption("window", "correlation window", "from the fit to the run's end",
                     "004 shows whole curves; runs stop 4,000 steps after their last rise (quick)",
                     other=f"from the fit to {AFTER_GROK:,} steps after test accuracy reaches 0.99", profiles=())
+# a^3 + ab never leaves chance before our plateau stop ends its runs (~4,000 steps after the fit, of 15,000); the
+# arm trains those runs to the horizon without it (a fresh read, 2026-12-07: 'no learning' was of our own making)
+STOP = Assumption("stop", "stop.plateau", "4000 (quick)", "ours: the CPU budget (004 trains 30,000 epochs); every "
+                  "a^3 + ab run ended at 4,050-4,500 steps by it", other="null", profiles=("quick",), only="op5")
+ASSUMPTIONS = [STOP]
 RHO = 0.5  # "closely matches": the median correlation over seeds at least this (ours; the sign alone read beside)
 STRONG = 0.8  # "closely" / "exceptionally" read as a strong correlation (a reading weighed beside ours)
 CHANGES = Revision("2026-11-28", "the Pearson correlation of the step-to-step changes of MED and test loss, to the "

@@ -81,10 +81,10 @@ def _scale(c: Claim, df) -> Claim:
     return c
 
 
-def halves(df, share: float = 0.5) -> dict:
-    """run -> (t_even, t_rise): from the fit on, the first step where MED_cv has fallen `share` of the way from its
-    value at the fit to its lowest, and the first eval where test accuracy has covered `share` of its rise to its
-    highest (0.5: half way; 0.1: the onsets)."""
+def halves(df, share: float = 0.5, col: str = "progress/MED_cv") -> dict:
+    """run -> (t_even, t_rise): from the fit on, the first step where `col` (MED_cv; MED beside) has fallen
+    `share` of the way from its value at the fit to its lowest, and the first eval where test accuracy has covered
+    `share` of its rise to its highest (0.5: half way; 0.1: the onsets)."""
     out = {}
     for run, g in df.groupby("run"):
         g = g.sort_values("step")
@@ -93,11 +93,11 @@ def halves(df, share: float = 0.5) -> dict:
         if not len(fit):
             continue
         t0 = fit["step"].iloc[0]
-        m, a = g.dropna(subset=["progress/MED_cv"]), ev[ev["step"] >= t0]
+        m, a = g.dropna(subset=[col]), ev[ev["step"] >= t0]
         m = m[m["step"] >= t0]
         if not len(m):
             continue
-        cv, acc = m["progress/MED_cv"].to_numpy(), a["test/acc"].to_numpy()
+        cv, acc = m[col].to_numpy(), a["test/acc"].to_numpy()
         even = m["step"].to_numpy()[np.argmax(cv <= cv[0] - (cv[0] - cv.min()) * share)]
         rise = a["step"].to_numpy()[np.argmax(acc >= acc[0] + (acc.max() - acc[0]) * share)]
         out[run] = (int(even), int(rise))
@@ -107,15 +107,17 @@ def halves(df, share: float = 0.5) -> dict:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
     have = not df.empty and "progress/MED" in df
-    ch, hv, hv10 = (changes(df), halves(df), halves(df, 0.1)) if have else ({}, {}, {})
+    ch, hv, hv10, med = (changes(df), halves(df), halves(df, 0.1), halves(df, col="progress/MED")) if have else \
+        ({}, {}, {}, {})
     order = list(VARIANTS)
-    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order), hv10)
+    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order), hv10, med)
     return figs, [_scale(judged[0], df) if have else judged[0], *judged[1:]]
 
 
 def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None,
-           hv10: dict | None = None) -> list[Claim]:
-    """`hv`, `hv10`: run -> halves() half way and at the onsets; `last`: per variant each seed's last step."""
+           hv10: dict | None = None, hv_med: dict | None = None) -> list[Claim]:
+    """`hv`, `hv10`, `hv_med`: run -> halves() half way, at the onsets, and on MED itself; `last`: per variant each
+    seed's last step."""
     by = {v: [ch[r] for r in sorted(ch) if variant_of(r) == v] for v in VARIANTS}
     med = {v: [round(a, 4) for a, _ in x] for v, x in by.items()}
     cv = {v: [round(b, 4) for _, b in x] for v, x in by.items()}
@@ -131,7 +133,7 @@ def claims(ch: dict, u: dict, hv: dict | None = None, last: dict | None = None,
                          "both ratios are < 1 with wd 1, and not both with wd 0", shown={"MED ratio": med,
                                                                                          "MED_cv ratio": cv})
     if hv is not None:
-        follows = _key_factor(follows, hv, last or {}, uniform, hv10 or {})
+        follows = _key_factor(follows, hv, last or {}, uniform, hv10 or {}, hv_med or {})
     return [uniform, follows]
 
 
@@ -144,15 +146,18 @@ WITHIN = Revision("2026-12-07", "judged within runs: on every wd 1 seed the spac
                   "a fresh read: the primary reading tested weight decay -> grokking, not uniformity")
 
 
-def _order(follows: Claim, hv: dict, how: str) -> Claim:
+ORDER = "The embedding's spacing evens out no later than test accuracy rises (with weight decay)."
+
+
+def _order(follows: Claim, hv: dict, how: str, what: str = "MED_cv") -> Claim:
     pairs = [hv[r] for r in sorted(hv) if variant_of(r) == "wd1"]
-    return every_seed(follows.id, follows.text, f"from the fit: the step MED_cv has fallen {how} to its lowest "
+    return every_seed(follows.id, ORDER, f"from the fit: the step {what} has fallen {how} to its lowest "
                       f"(t_even) and the step test accuracy has risen {how} to its highest (t_rise)",
                       {"wd1": pairs}, lambda x: x[0] <= x[1], "t_even <= t_rise",
                       shown={"wd1 t_even": [a for a, _ in pairs], "wd1 t_rise": [b for _, b in pairs]})
 
 
-def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict) -> Claim:
+def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict, med: dict) -> Claim:
     """"Uniformity is the key factor in improving test accuracy", judged within runs (WITHIN): the spacing evens
     out no later than test accuracy rises, half way (ours) and at the onsets (weighed); the weight-decay contrast
     and the rule it replaced said beside."""
@@ -161,6 +166,10 @@ def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict
                 {"within runs: the embedding evens out before test accuracy rises": _order(follows, hv, "half way")})
     c = weigh(_order(follows, hv, "half way"), "'evens out' and 'rises' timed", "half way",
               {"at the onsets (10% of the way)": _order(follows, hv10, "10% of the way")})
+    if med:  # 004's own measure, MED, beside our scale-free MED_cv (a fresh read, 2026-12-07)
+        c = weigh(c, "uniformity measure", "MED_cv (scale-free)", {"MED (004's Def. 4.2; it also falls as weight "
+                                                                    "decay shrinks E)": _order(follows, med,
+                                                                                               "half way", "MED")})
     c.note = "; ".join(filter(None, [c.note, (
         f"the sentence states a proof ('we further prove'); runs test its consequences: weight decay -> a uniform "
         f"embedding (wd_makes_embedding_uniform: {verdict_words(uniform.holds, uniform.reason)}); the weight-decay "
