@@ -34,7 +34,7 @@ from typing import Sequence
 from groklab.errors import ConfigError
 from groklab.measures.curves import held_from
 from groklab.store.escape import csv_cell
-from groklab.store.files import atomic_write
+from groklab.store.files import atomic_write, read_text
 from groklab.store.tree import check_out, make_out
 
 SAMPLERS = ("qmc", "tpe")
@@ -203,7 +203,7 @@ def _ledger(out: Path) -> dict[str, dict[int, tuple]]:
     if not path.is_file():
         return {}
     got = {}
-    for row in csv.DictReader(io.StringIO(path.read_text())):
+    for row in csv.DictReader(io.StringIO(read_text(path))):  # the store's reader: a regular file, UTF-8
         cells = {}
         for cell in filter(None, (row.get("rungs") or "").split(";")):
             try:
@@ -212,5 +212,5 @@ def _ledger(out: Path) -> dict[str, dict[int, tuple]]:
             except ValueError:
                 raise ConfigError("trials.csv rungs", cell, "must be rung:reached:score:ended (integers, a float "
                                   "or empty, 0 or 1)") from None
-        got[row["run"]] = cells
+        got[row.get("run") or ""] = cells  # a row without a run folder name matches no trial
     return got

@@ -107,10 +107,10 @@ def halves(df, share: float = 0.5, col: str = "progress/MED_cv") -> dict:
 def analyze(df, out: Path, profile: str = "quick") -> tuple[list[Path], list[Claim]]:
     figs = curves(df, out / "uniformity", "§3: weight decay 1 vs 0", list(VARIANTS))
     have = not df.empty and "progress/MED" in df
-    ch, hv, hv10, med = (changes(df), halves(df), halves(df, 0.1), halves(df, col="progress/MED")) if have else \
-        ({}, {}, {}, {})
+    ch, hv, hv10, hv_med = (changes(df), halves(df), halves(df, 0.1), halves(df, col="progress/MED")) if have \
+        else ({}, {}, {}, {})
     order = list(VARIANTS)
-    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order), hv10, med)
+    judged = claims(ch, per_variant(df, "u_or_max", order), hv, per_variant(df, "last_step", order), hv10, hv_med)
     return figs, [_scale(judged[0], df) if have else judged[0], *judged[1:]]
 
 
@@ -157,19 +157,19 @@ def _order(follows: Claim, hv: dict, how: str, what: str = "MED_cv") -> Claim:
                       shown={"wd1 t_even": [a for a, _ in pairs], "wd1 t_rise": [b for _, b in pairs]})
 
 
-def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict, med: dict) -> Claim:
+def _key_factor(follows: Claim, hv: dict, last: dict, uniform: Claim, hv10: dict, hv_med: dict) -> Claim:
     """"Uniformity is the key factor in improving test accuracy", judged within runs (WITHIN): the spacing evens
     out no later than test accuracy rises, half way (ours) and at the onsets (weighed); the weight-decay contrast
     and the rule it replaced said beside."""
-    half = "reading of 'key factor'"
-    old = weigh(deepcopy(follows), half, "weight decay's manipulation (groks with wd 1, not with wd 0)",
-                {"within runs: the embedding evens out before test accuracy rises": _order(follows, hv, "half way")})
-    c = weigh(_order(follows, hv, "half way"), "'evens out' and 'rises' timed", "half way",
+    half_way = _order(follows, hv, "half way")
+    old = weigh(deepcopy(follows), "reading of 'key factor'", "weight decay's manipulation (groks with wd 1, not "
+                "with wd 0)", {"within runs: the embedding evens out before test accuracy rises": deepcopy(half_way)})
+    c = weigh(half_way, "'evens out' and 'rises' timed", "half way",
               {"at the onsets (10% of the way)": _order(follows, hv10, "10% of the way")})
-    if med:  # 004's own measure, MED, beside our scale-free MED_cv (a fresh read, 2026-12-07)
-        c = weigh(c, "uniformity measure", "MED_cv (scale-free)", {"MED (004's Def. 4.2; it also falls as weight "
-                                                                    "decay shrinks E)": _order(follows, med,
-                                                                                               "half way", "MED")})
+    if hv_med:  # 004's own measure, MED, beside our scale-free MED_cv (a fresh read, 2026-12-07)
+        c = weigh(c, "uniformity measure", "MED_cv (scale-free)",
+                  {"MED (004's Def. 4.2; it also falls as weight decay shrinks E)": _order(follows, hv_med, "half way",
+                                                                                         "MED")})
     c.note = "; ".join(filter(None, [c.note, (
         f"the sentence states a proof ('we further prove'); runs test its consequences: weight decay -> a uniform "
         f"embedding (wd_makes_embedding_uniform: {verdict_words(uniform.holds, uniform.reason)}); the weight-decay "

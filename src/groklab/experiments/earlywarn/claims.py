@@ -111,7 +111,7 @@ def _rising(frozen: Claim, S: dict, evs: dict, df) -> Claim:
           for r, g in df.dropna(subset=["test/acc", "train/acc"]).sort_values("step").groupby("run")}
     d: dict[str, list] = {"mlp": [], "transformer": []}
     for r, s in sorted(S.items()):
-        ev, arch = evs[r], setting_of(r).rsplit("_", 1)[-1]
+        ev, arch = evs[r], setting_of(r).rsplit("_", 1)[-1]  # the protocol names settings <task>_<model>
         if ev.grokked and go.get(r) is not None and arch in d:
             a, b = s.at(go[r]), s.at(ev.T)
             if a is not None and b is not None:
