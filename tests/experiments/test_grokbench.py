@@ -216,10 +216,11 @@ def test_protocol_v2_refuses_a_mixed_or_leaky_profile_and_v1_runs_only(tmp_path)
     assert not (tmp_path / "gb").exists()
 
 
-def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_rejudges_identically(tmp_path):
+def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_rejudges_identically(tmp_path, capsys):
     import pandas as pd
 
     from groklab.cli import main
+    from groklab.store import read_metrics
 
     v2 = TINY.replace("    tuning_configs: 2\n    tuning_seeds: [100]\n",
                       "    tuner: {budget_steps: 400, min_steps: 50, eta: 2, studies: [100, 101]}\n"
@@ -230,9 +231,14 @@ def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_r
     out, again = tmp_path / "gb", tmp_path / "again"
     assert main(["grokbench", "--out", str(out), "--protocol", str(tmp_path / "p.yaml"), "--add-methods",
                  str(tmp_path / "toy.yaml"), "--methods", "toy_sgd", "--jobs", "1"]) == 0
-    runs = json.loads((out / "runs.json").read_text())
-    # 2 methods x (1 tuned + 1 held-out task) x 2 studies x 2 evaluation seeds, named by study
-    assert len(runs) == 16 and "eval/sub/toy_sgd/k101/s1" in runs
+    from groklab.experiments.grokbench import evals
+
+    runs = {**evals.load(out / "evals/add.npz"), **evals.load(out / "evals/sub.npz")}
+    # 2 methods x (1 tuned + 1 held-out task) x 2 studies x 2 evaluation seeds, named by study, packed by task
+    assert len(runs) == 16 and "eval/sub/toy_sgd/k101/s1" in runs and not (out / "runs.json").exists()
+    one = runs["eval/add/adamw/k100/s0"]
+    logged = [r["test/acc"] for r in read_metrics(out / "eval/add/adamw/k100/s0") if "test/acc" in r]
+    assert [c / one["n_test"] for c in one["test"]] == logged  # exact counts: the logged floats bit for bit
     sel = json.loads((out / "selection.json").read_text())
     assert sel["sub"]["toy_sgd"]["100"]["carried_from"] == "add"  # the held-out task runs the add choice
     assert sel["sub"]["toy_sgd"]["100"]["values"] == sel["add"]["toy_sgd"]["100"]["values"]
@@ -249,8 +255,7 @@ def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_r
     # evidence read as data: a study's evaluation run or its choice missing is refused in one line, nothing written
     import shutil
 
-    for name, damage in (("runs.json", lambda d: d.pop("eval/sub/adamw/k101/s0")),
-                         ("selection.json", lambda d: d["add"]["toy_sgd"].pop("101")),
+    for name, damage in (("selection.json", lambda d: d["add"]["toy_sgd"].pop("101")),
                          ("selection.json", lambda d: d["add"]["toy_sgd"]["100"].update(curve=[["x", 1]])),
                          ("protocol.json", lambda d: d["protocol"].update(persistence="a while"))):
         bad = tmp_path / f"bad-{name}-{len(list(tmp_path.glob('bad-*')))}"
@@ -258,8 +263,18 @@ def test_v2_end_to_end_tiny_tunes_evaluates_each_study_carries_to_held_out_and_r
         doc = json.loads((bad / name).read_text())
         damage(doc)
         (bad / name).write_text(json.dumps(doc))
+        capsys.readouterr()
         assert main(["grokbench", "--from", str(bad), "--out", str(tmp_path / f"x-{bad.name}")]) == 2
-        assert not (tmp_path / f"x-{bad.name}").exists()
+        assert not (tmp_path / f"x-{bad.name}").exists() and name in capsys.readouterr().err
+    shutil.copytree(out, tmp_path / "forged")  # a choice changed after its runs trained: their digests tell
+    sel = json.loads((out / "selection.json").read_text())
+    sel["add"]["adamw"]["100"]["values"]["optim.lr"] = 0.5
+    (tmp_path / "forged/selection.json").write_text(json.dumps(sel))
+    assert main(["grokbench", "--from", str(tmp_path / "forged"), "--out", str(tmp_path / "x-forged")]) == 2
+    assert "evals/add.npz" in capsys.readouterr().err and not (tmp_path / "x-forged").exists()
+    (tmp_path / "again/evals/sub.npz").unlink()  # the evaluation of a task not finished: refused, not judged
+    assert main(["grokbench", "--from", str(tmp_path / "again"), "--out", str(tmp_path / "x-half")]) == 2
+    assert "evals/sub.npz" in capsys.readouterr().err
 
 
 def test_v2_studies_tune_each_method_task_and_seed_alike_and_name_edges(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from groklab.errors import ConfigError, printable
-from groklab.experiments.grokbench.evidence import FILES, parse, read_bytes
+from groklab.experiments.grokbench.evidence import parse, read_evidence
 from groklab.experiments.grokbench.protocol import check, draws, load_methods, load_protocol, overrides
 from groklab.experiments.grokbench.runs import pack, read_rows, train_runs
 from groklab.store import atomic_write
@@ -52,11 +52,12 @@ def grokbench(profile: str, out, source=None, methods: Optional[str] = None, tas
     methods_path, jobs = path_arg(methods_path, "--add-methods", optional=True), jobs or default_jobs()
     check_out(out, "--out")  # one ownership rule (reproduce's, sweep's): refused before anything is read or trained
     if source is not None:
-        evidence = {name: read_bytes(Path(source) / name) for name in FILES}  # all read and checked before any write
+        evidence = read_evidence(Path(source))  # all read and checked before any write
         parsed = parse(evidence)
         doc = parsed[0]
         make_out(out, "--out")
         for name, data in evidence.items():
+            (out / name).parent.mkdir(exist_ok=True)  # evals/ of a v2 benchmark
             atomic_write(out / name, data)
         echo(f"grokbench: re-judged from {source} ({doc['profile']} profile)")
         if (doc["protocol"].get("profiles", {}).get(doc["profile"]) or {}).get("tuner"):

@@ -15,7 +15,7 @@ import numpy as np
 
 from groklab.experiments.grokbench import tiers as T
 from groklab.experiments.grokbench.board import html_page, num, values_text
-from groklab.experiments.grokbench.evidence import FILES, parse, read_bytes
+from groklab.experiments.grokbench.evidence import parse, read_evidence
 from groklab.measures.curves import held_from
 from groklab.store import atomic_write
 from groklab.store.escape import csv_cell, md_cell
@@ -55,7 +55,7 @@ def judge_v2(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple
     import pandas as pd
 
     t0 = time.perf_counter()
-    doc, runs, selection, rows = parsed or parse({n: read_bytes(out / n) for n in FILES})
+    doc, runs, selection, rows = parsed or parse(read_evidence(out))
     proto, methods, tasks, held = doc["protocol"], list(doc["methods"]), doc["tasks"], doc.get("heldout", [])
     base, thr, also, keep = proto["baseline"], proto["threshold"], proto["also"], proto["persistence"]
     times = nest(times_of(rows, runs, thr, keep))

@@ -1,5 +1,7 @@
 """GrokBench's evidence read as data, never as authority: protocol.json, runs.json, selection.json and
-runs.csv.gz checked against each other before anything is judged or written.
+runs.csv.gz (v1), or protocol.json, selection.json and evals/<task>.npz (v2: evals.py; each evaluation run's
+overrides drawn again from the protocol and the selection, its digest checked against them) checked against each
+other before anything is judged or written.
 
 A packed benchmark may come from someone else (`groklab grokbench --from`). Every name in it passes the gate
 a name passes when it is declared (protocol.NAME); every evaluation run is one the protocol drew (its methods,
@@ -21,6 +23,7 @@ from groklab.errors import ConfigError
 from groklab.experiments.grokbench.protocol import NAME, NAMED, Protocol
 
 FILES = ("runs.csv.gz", "runs.json", "protocol.json", "selection.json")
+V2 = ("protocol.json", "selection.json")  # and evals/<task>.npz per tuned and held-out task
 MAX_BYTES = 256 * 2**20  # one evidence file; the quick board's largest is ~2 MB (runs.csv.gz)
 KEY = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*")  # a config key, e.g. optim.grokfast_lamb
 WORD = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
@@ -41,6 +44,23 @@ def read_bytes(path: Path) -> bytes:
         raise StoreError(path, "missing" if isinstance(err, FileNotFoundError) else "cannot be read") from None
 
 
+def read_evidence(folder: Path) -> dict[str, bytes]:
+    """Every evidence file of a packed benchmark, v1 or v2 (told by its protocol.json), as bytes."""
+    head = read_bytes(folder / "protocol.json")
+    try:
+        doc = json.loads(head)
+        prof = doc["protocol"]["profiles"][doc["profile"]]
+        v2 = bool(prof.get("tuner"))
+        tasks = list(doc["tasks"]) + list(doc.get("heldout") or []) if v2 else []
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+        raise ConfigError("protocol.json", "profile", "not a GrokBench protocol document") from None
+    bad = [t for t in tasks if not isinstance(t, str) or not NAME.fullmatch(t)]  # before a name becomes a path
+    if bad:
+        raise ConfigError("protocol.json", ascii(bad[0])[:80], f"not a task name: {NAMED}")
+    names = [*V2, *(f"evals/{t}.npz" for t in tasks)] if v2 else list(FILES)
+    return {n: head if n == "protocol.json" else read_bytes(folder / n) for n in names}
+
+
 def parse(evidence: dict[str, bytes]):
     """(protocol doc, runs, selection, rows DataFrame) from the four files' bytes; one line per damaged file."""
     import pandas as pd
@@ -49,6 +69,8 @@ def parse(evidence: dict[str, bytes]):
         if len(data) > MAX_BYTES:
             raise ConfigError(name, f"{len(data):,} bytes", f"larger than GrokBench evidence can be "
                                                            f"({MAX_BYTES:,} bytes)")
+    if "runs.csv.gz" not in evidence:
+        return _parse_v2(evidence)
     try:
         doc, runs, selection = (json.loads(evidence[n]) for n in ("protocol.json", "runs.json", "selection.json"))
     except (ValueError, UnicodeDecodeError) as e:
@@ -62,8 +84,60 @@ def parse(evidence: dict[str, bytes]):
     return doc, runs, selection, rows
 
 
-def check(doc, runs, selection, rows) -> None:
-    """Raise ConfigError on the first inconsistency between the four files (module doc)."""
+def _parse_v2(evidence: dict[str, bytes]):
+    """(protocol doc, runs, selection, rows) of a v2 benchmark: runs drawn again from the protocol and selection,
+    every one packed in its task's file with the digest of those overrides."""
+    import copy
+
+    from groklab.experiments.grokbench import evals as E
+    from groklab.experiments.grokbench.bench_v2 import eval_runs
+    from groklab.experiments.grokbench.protocol import Method
+
+    try:
+        doc, selection = (json.loads(evidence[n]) for n in V2)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ConfigError("evidence", "json", f"not JSON ({str(e)[:120]})") from None
+    check_doc(doc)
+    try:
+        studies = [int(k) for k in doc["protocol"]["profiles"][doc["profile"]]["tuner"]["studies"]]
+        tasks = list(doc["tasks"]) + list(doc.get("heldout") or [])
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError("protocol.json", "tuner", "the profile's tuner studies are missing") from None
+    for t in tasks:
+        for m in doc["methods"]:
+            for k in studies:
+                _chosen(selection, t, m, k)  # named in selection.json's terms before any run is drawn from it
+    try:
+        methods = {n: Method.model_validate(m) for n, m in doc["methods"].items()}
+        prof = Protocol.model_validate(doc["protocol"]).profiles[doc["profile"]]
+        runs = eval_runs(prof, methods, list(doc["tasks"]), copy.deepcopy(selection))
+    except (ValidationError, KeyError, TypeError, AttributeError, ValueError):
+        raise ConfigError("selection.json", "choices", "the protocol's methods x tasks x studies need a chosen "
+                                                       "configuration each") from None
+    packed = {}
+    for name, data in evidence.items():
+        if name.startswith("evals/"):
+            task = name.removeprefix("evals/").removesuffix(".npz")
+            got = E.parse(data, name)
+            odd = [n for n in got if n.split("/")[1:2] != [task]]
+            if odd:
+                raise ConfigError(name, ascii(odd[0])[:80], f"a run of another task than {task}")
+            packed.update(got)
+    for name in runs:
+        where = f"evals/{name.split('/')[1]}.npz"
+        if name not in packed:
+            raise ConfigError(where, ascii(name)[:80], "an evaluation run the protocol draws is not packed (the "
+                                                       "evaluation has not finished)")
+        if packed[name]["digest"] != E.digest(runs[name]["overrides"]):
+            raise ConfigError(where, ascii(name)[:80], "trained with other overrides than the protocol and the "
+                                                       "selection draw")
+    rows = E.rows(packed)
+    check(doc, runs, selection, rows)
+    return doc, runs, selection, rows
+
+
+def check_doc(doc) -> None:
+    """protocol.json's keys and its protocol as declared, typed and bounded."""
     if not isinstance(doc, dict) or not all(k in doc for k in ("protocol", "methods", "tasks", "profile")):
         raise ConfigError("protocol.json", "keys", "needs protocol, methods, tasks and profile")
     try:  # the protocol as declared: every field the judge reads (persistence, the tuner's budget) typed and bounded
@@ -72,6 +146,11 @@ def check(doc, runs, selection, rows) -> None:
         e = err.errors()[0]  # its location may hold a key from the file: shown as ascii, bounded
         where = ascii(".".join(map(str, e["loc"])))[:80]
         raise ConfigError("protocol.json", f"protocol {where}", f"not a GrokBench protocol ({e['msg'][:80]})") from None
+
+
+def check(doc, runs, selection, rows) -> None:
+    """Raise ConfigError on the first inconsistency between the evidence files (module doc)."""
+    check_doc(doc)
     methods, tasks, held = list(doc["methods"]), list(doc["tasks"]), list(doc.get("heldout") or [])
     for kind, names in (("method", methods), ("task", tasks + held)):
         bad = [n for n in names if not isinstance(n, str) or not NAME.fullmatch(n)]
