@@ -245,6 +245,8 @@ def test_fig4_claims():
     near = _judge4(_fig4(lambda sp, B: 300, lambda sp: 0.985 if sp == "skewed" else 1.0))
     near = near["skewed_fits_but_generalizes_worse"]
     assert near.holds is False and near.post_hoc["verdict"] == "holds", (near.holds, near.note)
+    # each dataset weighed apart in the note: where its skewed runs end, their gaps, how many pass the bar
+    assert "add: skewed ends at 0.985-0.985 test accuracy" in near.note and "0 of 9 runs at >= 0.1" in near.note
     assert "under the rule it replaced" in near.note
     gap = c["gap_shrinks_large_batch"]
     assert gap.holds is None and gap.reason == "precondition" and "alone the rule holds" in gap.note, gap.note
