@@ -90,10 +90,11 @@ def test_cyclic_embedding_claim_on_known_embeddings():
 def test_the_sharp_cone_is_not_judged_and_the_curvature_ratio_is_a_measurement():
     from groklab.experiments.investigation import landscape
 
-    out = landscape.claims({"ratio": [40.0, 55.0, 70.0]}, {}, [])
+    out = landscape.claims({"ratio": [40.0, 55.0, 70.0], "k_sv": [1e-3, 2e-3, 5e-2]}, {}, [])
     paper, ratio = out[0], out[-1]
     assert paper.id == "sharp_basin_along_singular_directions" and paper.holds is None
-    assert paper.reason == "precondition" and "anisotropy" in paper.note and paper.post_hoc["verdict"] == "holds"
+    assert paper.reason == "not measured" and "anisotropy" in paper.note and paper.post_hoc["verdict"] == "holds"
+    assert "curvature along the top singular direction is 0.001 to 0.05" in paper.note and "40-70x" in paper.note
     assert ratio.id.endswith("[anisotropy]") and ratio.holds is True
 
 

@@ -19,7 +19,8 @@ class RunSpec:
 
 
 # why a claim is inconclusive
-REASONS = ("precondition", "censored", "failures", "underpowered", "no effect seen", "partial")
+# "not measured": the sentence names a quantity we have not computed (said with what we did measure beside it)
+REASONS = ("precondition", "censored", "failures", "underpowered", "no effect seen", "not measured", "partial")
 
 
 @dataclass

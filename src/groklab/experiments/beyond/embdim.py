@@ -105,6 +105,12 @@ def _ceiling(go: dict, u: dict, last: dict, rising: dict, large: str, small: str
     left = {v: [f"s{i} ({'no GO' if g is None else 'still rising'} at step {s:.0f})" for i, (ok, g, s) in
                 enumerate(zip(level[v], go[v], last.get(v, []))) if not ok] for v in (large, small)}
     said = "; ".join(f"{v}: {len(x)} censored, no ceiling shown: {', '.join(x)}" for v, x in left.items() if x)
+    ends = [s for v in (large, small) for s in last.get(v, []) if s is not None]
+    early = [s for v in (large, small) for ok, s in zip(level[v], last.get(v, [])) if not ok and s is not None
+             and s < max(ends)]
+    if early:  # a flat stretch is where a late grok would come from: say which rule ended those runs
+        said += (f" (the runs ending before step {max(ends):,.0f} were ended by our plateau stop, a stretch "
+                 "without a new best test accuracy, not by the horizon)")
     peaks = [f"{x:.2f}" for x, ok in zip(u[small], level[small]) if not ok and x is not None]
     gap = boot.aggregate["diff"]
     size = (f"the effect, {gap:.3g}, against the paper's {PAPER_GAP:.2f}: its regime (a ceiling near 0.7) is not "

@@ -37,7 +37,8 @@ LATER_BY = 1.25
 QUICK = ["batch_size=512", "steps=3000"]
 PAPER_SIZES = ["optim.lr=0.001", "batch_size=512", "steps=30000", "stop.patience=2000"]
 ASSUMPTIONS = [
-    lr("0.001", "Fig. 2 says 'trained with Adam' and gives no learning rate; 0.001 is Fig. 4's (and torch's default)"),
+    lr("0.001", "Fig. 2 says 'trained with Adam' and gives no learning rate; 0.001 is Fig. 4's (and torch's "
+       "default); the quick profile runs the shared quick lr, 0.01 (its runs' value)"),
     batch("512", "not stated for Fig. 2; 512 is Fig. 6's"), WD_MODE,
     Assumption("steps", "steps", "30000", "not stated; long enough for the embedding MLP on mul to grok at lr 0.001"),
 ]

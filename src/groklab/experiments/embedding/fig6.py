@@ -5,6 +5,7 @@ from copy import deepcopy
 from dataclasses import replace
 from pathlib import Path
 
+from groklab.experiments.choices import weigh
 from groklab.experiments.claims import event_times, time_claim
 from groklab.experiments.embedding.profile import WD_MODE, base_overrides
 from groklab.experiments.posthoc import Revision, revised
@@ -78,6 +79,10 @@ def claims(t, t95=None) -> list[Claim]:
                 for m in [_missed(t, task, where, arm)] if m]
         c.note = "; ".join(filter(None, [c.note, *said, _bar(c, tasks, variant)]))
         judged.append(_never(c, [k for k, down in _near(c, tasks, variant).items() if down], variant, t))
+    by = {c.id: c for c in judged}
+    if {"adam_lr_faster_all", "adam_lr_adaptive_faster_all"} <= set(by):  # the caption's Adam-LR is the adaptive
+        weigh(by["adam_lr_faster_all"], "which Adam-LR the caption means", "c = 10 (§5.2, the runs of Fig. 6)",
+              {"adaptive c (the caption: 'based on the singular values')": by["adam_lr_adaptive_faster_all"]})
     return judged
 
 

@@ -19,8 +19,7 @@ applied 4 times, AdamW lr 5e-4 wd 1, batch 256, half of the table. After trainin
 Differences from the paper and its released code:
 - Model: §5's "128 dimension embedding layer, 4 linear-and-ReLU hidden layers" is, in t5_MLP/t2_MLP.py, linear1
   and one linear2 applied 4 times (5 ReLU layers, 4 tied), as ours; p = 59, K = 2, alpha 0.5: §5's, as ours.
-- The gradient-norm notebook (t5_MLP/test_hessian.ipynb, panel g) trains embedding 64 (44,411 parameters); ours
-  uses 128, the text's and test_datasets.ipynb's, for every panel.
+- Panel g's notebook (t5_MLP/test_hessian.ipynb) trains embedding 64; ours 128 (the text's) for every panel.
 - Training: AdamW lr 5e-4, wd 1 (hard-coded in t2_MLP.py), batch 256, 1e4 epochs = 70,000 steps, Kaiming / Xavier
   init; ours: the same at the paper profile (eval every 500) with torch's default init, and an arm with the
   code's init (model.init=kaiming: the N(0, 1) embedding is 99% of the initial norm under torch's default and
@@ -28,12 +27,10 @@ Differences from the paper and its released code:
 - Quick: 12,000 steps at lr 2e-3 (profile.py GROKS_QUICK), eval and gradient norms every 50 (CPU budget); until
   2026-11-28 3,000 steps at lr 5e-3, where test accuracy reached 0.99 only 1.6-3.0x after the fit (no grokking,
   no over-fitting stage for a norm to rise in). Control: every run must grok (t_test >= 3 t_train).
-- Panels e-f: test_datasets.ipynb adds one constant per layer to every entry of linear1 and linear2 (its
-  rng.normal(*w.shape) draws one number, mean 128) times scales in [0, 0.01), and plots log10 loss vs sigma_1.
-- That loss is over the whole p^2 table with the operand y as target, not (x + y) mod p (unperturbed: 72.7); ours
-  uses the training loss with its labels.
-- 002 never compares top-singular with random directions: the curvature ratio is a measurement of anisotropy
-  ([anisotropy]); "sharp conic area ... with ridges" has no baseline in 002 and is not judged (since 2026-12-07).
+- Panels e-f: test_datasets.ipynb adds one constant per layer (rng.normal(*w.shape) draws one number, mean 128)
+  times scales in [0, 0.01) to linear1 and linear2, plotting log10 loss vs sigma_1, over the whole p^2 table with
+  the operand y as target (unperturbed: 72.7); ours: the training loss with its labels. The curvature ratio is a
+  measurement ([anisotropy]); "sharp conic area ... with ridges" has no scale in 002: not measured (2026-12-07).
 - Panel g: the release sums per-tensor Frobenius norms of minibatch gradients over tensors and over each epoch's
   7 batches, with a linear2 curve; ours: the full training-set gradient's 2-norm at each eval (linear1 = block W).
 - The text calls g "the 2-norm of overall parameters" (a weight norm): judged as weight_norm_peaks_then_falls.
@@ -253,9 +250,9 @@ def claims(v: dict, peak: dict, t_test: list, grid: float = 0.0, weights: dict |
 
 
 ANISOTROPY = Revision("2026-12-07", "the curvature ratio a measurement ([anisotropy]); the paper claim inconclusive "
-                      "(precondition: no baseline for 'sharp', ridges not measured)", "the ratio > 1 judged as "
-                      "002's 'sharp conic area'", "a fresh read: the ratio tests anisotropy against 002's own "
-                      "Gaussian probe, not sharpness (quotes.yaml had called it a misread)")
+                      "(not measured: no scale for 'sharp', Fig. 13 e-f's cone and ridges not judged)", "the ratio > 1 "
+                      "judged as 002's 'sharp conic area'", "a fresh read: the ratio tests anisotropy against 002's "
+                      "own Gaussian probe, not sharpness (quotes.yaml had called it a misread)")
 
 
 def _anisotropy(sharp: Claim) -> list[Claim]:
@@ -263,12 +260,15 @@ def _anisotropy(sharp: Claim) -> list[Claim]:
     ratio = deepcopy(sharp)
     ratio.id, ratio.text = f"{sharp.id}[anisotropy]", ("Measurement: the train loss curves more along the weights' "
                                                        "top singular directions than along random Gaussian ones.")
-    why = ("002 states no baseline for 'sharp' and never measures the 'ridges'; the curvature along the top singular "
+    k, r = ([x for x in sharp.per_seed.get(n, []) if x is not None] for n in ("k_sv", "ratio"))
+    why = ("not measured: 002 gives no scale for 'sharp', and the cone with ridges it reads off Fig. 13 e-f's 2-D "
+           "loss slice is not judged here (the slice is drawn, landscape.png); the curvature along the top singular "
            "direction over random Gaussian directions (002's own probe) measures anisotropy, not a sharp cone: the "
-           f"[anisotropy] measurement ({verdict_of(ratio.holds, ratio.reason)})")
-    paper = Claim(sharp.id, sharp.text, sharp.statistic, sharp.per_seed, sharp.aggregate).inconclusive("precondition",
-                                                                                                    why)
-    return [revised(paper, sharp, ANISOTROPY), ratio]
+           f"[anisotropy] measurement ({verdict_of(ratio.holds, ratio.reason)})" + (
+               f"; measured: the train loss's curvature along the top singular direction is {min(k):.2g} to "
+               f"{max(k):.2g} (d^T H d / d^T d), {min(r):.0f}-{max(r):.0f}x that along Gaussian ones" if k else ""))
+    paper = Claim(sharp.id, sharp.text, sharp.statistic, sharp.per_seed, sharp.aggregate)
+    return [revised(paper.inconclusive("not measured", why), sharp, ANISOTROPY), ratio]
 
 
 def draw(f: dict, df, path: Path) -> list[Path]:

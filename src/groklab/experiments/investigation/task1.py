@@ -28,7 +28,7 @@ Differences from the paper and its released code:
 - Cells: the paper profile runs the full 36-cell grid; the quick one 7 cells, one factor at a time (CPU budget).
 - Statistics: 002 gives no numbers and defines no onset, rise, gap or oscillation; the release commits no logs
   (wandb and metrics.pt only): every threshold (acc 0.99, onset 0.1, drop 0.05) and test is ours (quotes.yaml).
-- "Smaller primes oscillate more" (002: 29 and 59): ours compares p = 29 with p = 97 only.
+- "Smaller primes oscillate more" (002: 29 and 59): since 2026-12-07 both against p = 97 (until then p = 29 only).
 - Seeds: the release sets none (one run per setting, random init and split); ours 5 (quick) / 3 (paper) seeds per
   cell, split seed = init seed.
 """
