@@ -95,6 +95,23 @@ def test_fig3_unevenness_decides_not_the_share_of_empty_cells():
             "(over 2 runs); uniform: the rarest token gets a gradient in 84%-89%") in said
 
 
+def test_fig3_smaller_gradients_per_weight_and_never_decided_at_the_quick_sizes():
+    """E's entries get a fifth of W's gradient on every random run: holds at the paper's sizes; the quick profile's
+    other shapes cannot decide a per-weight ratio (post hoc, the verdict it replaced beside)."""
+    from groklab.experiments.embedding import fig3
+
+    rows = [{"run": f"{sp}/s{s}", "split.name": sp, "step": t, "grad_rms/E": 0.2 + 0.01 * s, "grad_rms/W": 1.0,
+             "grad/E": 2.0, "grad/W": 1.0} for sp in fig3.SPLITS for s in range(3) for t in (0, 10, 20)]
+    df = pd.DataFrame(rows)
+    paper = fig3.smaller_updates(df, "paper")
+    assert paper.holds is True and paper.per_seed["random"] == pytest.approx([np.log10(0.2 + 0.01 * s)
+                                                                              for s in range(3)], abs=1e-4)
+    quick = fig3.smaller_updates(df, "quick")
+    assert quick.holds is None and quick.reason == "precondition" and quick.note.startswith("the quick model's E")
+    assert quick.per_seed == paper.per_seed and "under the rule it replaced (judged at every profile) it holds" \
+        in quick.note
+
+
 def test_fig10_init_claim_is_judged_under_the_init_the_sentence_states():
     import pandas as pd
 
