@@ -16,26 +16,8 @@ from pathlib import Path
 from typing import Callable
 
 from groklab.errors import ConfigError
-from groklab.experiments.grokbench.protocol import Method, Profile, Protocol, fixed_trials, overrides
-
-
-def eval_runs(prof: Profile, methods: dict[str, Method], tasks: list[str], selection: dict) -> dict:
-    """{run name: {"overrides", "values"}}: each study's choice on every evaluation seed, on its own task and (the
-    source task's choice) on every held-out task. A study with no complete trial runs the method's nested point
-    (said in the selection as `fallback`)."""
-    held = prof.heldout
-    every = {**prof.tasks, **(held.tasks if held else {})}
-    plan = [(t, t) for t in tasks] + ([(h, held.source) for h in held.tasks] if held and held.source in tasks else [])
-    out = {}
-    for task, source in plan:
-        for name, m in methods.items():
-            for k, row in selection[source][name].items():
-                if row.get("values") is None:
-                    row.update(values=fixed_trials(m)[0] if fixed_trials(m) else {}, fallback="nested point")
-                for s in prof.eval_seeds:
-                    out[f"eval/{task}/{name}/k{k}/s{s}"] = {
-                        "overrides": overrides(prof, m, task, row["values"], s, every), "values": row["values"]}
-    return out
+from groklab.experiments.grokbench.evals import eval_runs
+from groklab.experiments.grokbench.protocol import Method, Profile, Protocol
 
 
 def evaluate(out: Path, evals: dict, jobs: int, echo: Callable, chunk: int = 0) -> None:
@@ -95,4 +77,4 @@ def run_v2(proto: Protocol, prof: Profile, profile: str, methods: dict[str, Meth
     return judge_v2(out, echo, time.perf_counter() - t0)
 
 
-__all__ = ["eval_runs", "evaluate", "run_v2"]
+__all__ = ["evaluate", "run_v2"]

@@ -10,7 +10,8 @@ compress to little); the members are written with a fixed date, so the same runs
 
 A run already in its task's file is not trained again: a session packs its finished runs as it goes, and the next
 one (on another machine, the files copied in) goes on from there. A packed run whose digest differs from the one
-the protocol now draws is refused, never judged or silently retrained.
+the protocol now draws is refused, never judged or silently retrained. `eval_runs` is that draw: each study's choice
+on every evaluation seed, its overrides from the protocol alone (what a re-judge checks the digests against).
 """
 from __future__ import annotations
 
@@ -23,11 +24,31 @@ from pathlib import Path
 import numpy as np
 
 from groklab.errors import ConfigError
+from groklab.experiments.grokbench.protocol import Method, Profile, fixed_trials, overrides
 
 PER_RUN = ("names", "digest", "n_test", "n_train", "status", "wall_s", "length")
 PER_ROW = ("step", "test", "train")  # differences within each run
 MAX_UNPACKED = 512 * 2**20  # a zip member's declared size, refused before it is inflated
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def eval_runs(prof: Profile, methods: dict[str, Method], tasks: list[str], selection: dict) -> dict:
+    """{run name: {"overrides", "values"}}: each study's choice on every evaluation seed, on its own task and (the
+    source task's choice) on every held-out task. A study with no complete trial runs the method's nested point
+    (said in the selection as `fallback`)."""
+    held = prof.heldout
+    every = {**prof.tasks, **(held.tasks if held else {})}
+    plan = [(t, t) for t in tasks] + ([(h, held.source) for h in held.tasks] if held and held.source in tasks else [])
+    out = {}
+    for task, source in plan:
+        for name, m in methods.items():
+            for k, row in selection[source][name].items():
+                if row.get("values") is None:
+                    row.update(values=fixed_trials(m)[0] if fixed_trials(m) else {}, fallback="nested point")
+                for s in prof.eval_seeds:
+                    out[f"eval/{task}/{name}/k{k}/s{s}"] = {
+                        "overrides": overrides(prof, m, task, row["values"], s, every), "values": row["values"]}
+    return out
 
 
 def digest(overrides: list[str]) -> str:
@@ -121,10 +142,15 @@ def parse(data: bytes, where: str) -> dict[str, dict]:
 
 
 def load(path: Path) -> dict[str, dict]:
-    """The packed runs of one task file ({} where there is none yet)."""
-    from groklab.experiments.grokbench.evidence import read_bytes
+    """The packed runs of one task file ({} where there is none yet): a regular file, refused by its size first."""
+    from groklab.store.files import regular
 
-    return parse(read_bytes(path), str(path)) if path.exists() else {}
+    if not path.exists():
+        return {}
+    regular(path)
+    if path.stat().st_size > MAX_UNPACKED:
+        raise ConfigError(str(path), f"{path.stat().st_size:,} bytes", f"larger than {MAX_UNPACKED:,} bytes")
+    return parse(path.read_bytes(), str(path))
 
 
 def rows(runs: dict[str, dict]):
@@ -139,4 +165,4 @@ def rows(runs: dict[str, dict]):
                                                                                     "train/acc"])
 
 
-__all__ = ["digest", "load", "parse", "record", "rows", "save"]
+__all__ = ["digest", "eval_runs", "load", "parse", "record", "rows", "save"]

@@ -90,7 +90,6 @@ def _parse_v2(evidence: dict[str, bytes]):
     import copy
 
     from groklab.experiments.grokbench import evals as E
-    from groklab.experiments.grokbench.bench_v2 import eval_runs
     from groklab.experiments.grokbench.protocol import Method
 
     try:
@@ -110,7 +109,7 @@ def _parse_v2(evidence: dict[str, bytes]):
     try:
         methods = {n: Method.model_validate(m) for n, m in doc["methods"].items()}
         prof = Protocol.model_validate(doc["protocol"]).profiles[doc["profile"]]
-        runs = eval_runs(prof, methods, list(doc["tasks"]), copy.deepcopy(selection))
+        runs = E.eval_runs(prof, methods, list(doc["tasks"]), copy.deepcopy(selection))
     except (ValidationError, KeyError, TypeError, AttributeError, ValueError):
         raise ConfigError("selection.json", "choices", "the protocol's methods x tasks x studies need a chosen "
                                                        "configuration each") from None
