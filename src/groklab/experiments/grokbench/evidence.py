@@ -122,6 +122,10 @@ def _parse_v2(evidence: dict[str, bytes]):
             if odd:
                 raise ConfigError(name, ascii(odd[0])[:80], f"a run of another task than {task}")
             packed.update(got)
+    extra = sorted(set(packed) - set(runs))
+    if extra:  # named in v2's own files (check() below would name runs.json, which v2 does not write)
+        raise ConfigError(f"evals/{extra[0].split('/')[1]}.npz", ascii(extra[0])[:80], "a run the protocol and the "
+                          "selection do not draw")
     for name in runs:
         where = f"evals/{name.split('/')[1]}.npz"
         if name not in packed:
