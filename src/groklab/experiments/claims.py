@@ -29,7 +29,7 @@ import pandas as pd
 
 from groklab.experiments.posthoc import NO_LEAN, revised
 from groklab.experiments.spec import Claim, says  # noqa: F401 -- says: the studies import it from here
-from groklab.experiments.stats import ALPHA, alpha, select
+from groklab.experiments.stats import ALPHA, alpha, opposite, select, sign_decides
 from groklab.survival import Censored, concordance, km_median
 
 Verdict = tuple  # (holds: bool | None, reason: str, why: str)
@@ -127,6 +127,8 @@ def _judge(c: dict, events: int, alpha: float) -> Verdict:
         return None, "censored", f"{c['undecided']} of {na * nb} pairs are left open by runs without the event"
     if P > 0.5 and p <= alpha + 1e-12:
         return True, "", ""
+    if sign_decides() and P <= 0.5:  # the rule replaced on 2026-11-26 (posthoc.SIGN_RULE)
+        return False, "", f"P = {P:.2f}: the runs do not show the claimed order"
     rev = c["p_b_sooner"]
     if P < 0.5 and rev <= alpha + 1e-12:  # the opposite order, beyond noise: evidence against the claim
         return False, "", f"P = {P:.2f}: the runs show the opposite order (one-sided p = {rev:.3g} for it)"
@@ -204,7 +206,7 @@ def level_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, s
     rule = (f"{level} per seed. Per cell: P(a run of {A} lies below a run of {B}) (Mann-Whitney, ties 1/2) with "
             f"a one-sided permutation p (exact up to {MAX_EXACT:,} labellings, else Monte Carlo); medians (n per arm "
             f"shown). Holds if P > 1/2 with p <= {alpha():.3g} "
-            f"in every cell; does not hold if the opposite order has p <= {alpha():.3g} in any; otherwise "
+            f"in every cell; does not hold if {opposite(f'{alpha():.3g}')} in any; otherwise "
             "inconclusive" + _looked())
     return _claim(id, text, rule, per, agg, every(verdicts))
 
@@ -221,9 +223,9 @@ def time_claim(id: str, text: str, cells: dict[str, tuple], names: tuple[str, st
     test = lambda a, b: sooner(a, b, level=level)  # noqa: E731
     combine = every if quantifier == "every" else some
     per, agg, verdicts = _compare(cells, names, test, shown)
-    decide = ("in every cell; does not hold if the opposite order has p <= that in any" if quantifier == "every"
+    decide = (f"in every cell; does not hold if {opposite('that')} in any" if quantifier == "every"
               else f"in some cell ({len(cells)} cells, p <= {alpha():.3g} / {len(cells)}, Bonferroni); does not "
-              "hold if the opposite order has p <= that in every cell")
+              f"hold if {opposite('that')} in every cell")
     rule = (f"{event}; a run that ends without it is right-censored there. Per cell: P(a run of {A} reaches it "
             f"before a run of {B}) (Gehan; pairs censoring leaves open count 1/2), a one-sided permutation p "
             f"(exact up to {MAX_EXACT:,} labellings, else {MAX_EXACT:,} Monte Carlo draws), Kaplan-Meier medians "

@@ -8,7 +8,8 @@ not hold, or inconclusive with its reason (spec.REASONS):
 - `within`: A's and B's means agree within a margin; `not_below`: A's mean is not below B's by more than a
   margin (non-inferiority); `below` / `above`: every cell's mean lies beyond a threshold;
 - `trend`: the cell means rise or fall with x (Spearman rho with a bootstrap CI); `no_trend` its negation.
-An interval on the claimed side holds; a point estimate on the other side does not; the rest is underpowered.
+An interval on the claimed side holds; one wholly on the other side does not (until 2026-11-26: a point estimate
+on the other side; stats.by_sign); the rest is underpowered.
 Event times (`claims.Times`) are never averaged: they go to claims.time_claim as right-censored data.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Optional
 
 from groklab.experiments.claims import Times, every, time_claim
 from groklab.experiments.spec import Claim
-from groklab.experiments.stats import boot_diff, boot_mean, pct, spearman_boot
+from groklab.experiments.stats import boot_diff, boot_mean, pct, sign_decides, spearman_boot
 from groklab.survival import Censored
 
 
@@ -88,7 +89,8 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     rel = {1: ">", -1: "<"}[sign]
     stat = (f"{what} per seed; difference of means {a} - {b} with a {pct()} percentile-bootstrap CI over seeds; "
             f"holds if the whole CI is {rel} 0" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
-            "; does not hold if the whole CI is on the other side"
+            ("; does not hold if the difference is not" if sign_decides() else
+             "; does not hold if the whole CI is on the other side")
             + ("" if smallest is None else f" or {'below' if sign > 0 else 'above'} {sign * smallest:.4g}")
             + ("" if floor is None else " (or the floor is missed)") + "; otherwise inconclusive")
     agg = {f"mean_{a}": boot_mean(va)["mean"], f"mean_{b}": boot_mean(vb)["mean"], "diff": d["diff"],
@@ -100,7 +102,8 @@ def contrast(id: str, text: str, what: str, values: dict[str, list], a: str, b: 
     if short:
         c.note = (f"the CI [{d['lo']:.3g}, {d['hi']:.3g}] rules out a difference of {smallest:.4g} or more on the "
                   f"claimed side (n = {len(va)}, {len(vb)})")
-    elif not c.holds and not low and d["diff"] is not None and d["sign"] != -sign:
+    elif not c.holds and not low and d["diff"] is not None and (d["diff"] * sign > 0 if sign_decides()
+                                                                 else d["sign"] != -sign):
         said = "the claimed" if d["diff"] * sign > 0 else "the other"
         c.inconclusive("underpowered", f"the difference has {said} sign but its CI holds 0 (n = "
                                        f"{len(va)}, {len(vb)})")
@@ -151,7 +154,8 @@ def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b:
     low = floor is not None and (mean_a or 0.0) < floor
     stat = (f"{what} per seed; difference of means {a} - {b} with a {pct()} bootstrap CI; holds if the CI's lower end "
             f"is >= -{margin:.4g}" + ("" if floor is None else f" and the mean of {a} is >= {floor}") +
-            f"; does not hold if the whole CI is below -{margin:.4g}; otherwise inconclusive")
+            f"; does not hold if {'the difference' if sign_decides() else 'the whole CI'} is below -{margin:.4g}; "
+            "otherwise inconclusive")
     ok = min(len(va), len(vb)) >= 2 and d["lo"] is not None and d["lo"] >= -margin and not low
     c = Claim(id, text, stat, {a: va, b: vb}, {"diff": d["diff"], "lo": d["lo"], "hi": d["hi"], "margin": margin,
                                                 "n": [len(va), len(vb)]}, ok)
@@ -160,7 +164,8 @@ def not_below(id: str, text: str, what: str, values: dict[str, list], a: str, b:
         return c.inconclusive("precondition", f"no runs to compare ({a}: {len(va)}, {b}: {len(vb)})")
     if censored:  # a mean of times some runs never reached is no number to compare
         return c.inconclusive("censored", f"{len(censored)} of {len(va) + len(vb)} runs never reached the event")
-    if not ok and not low and (d["hi"] >= -margin or min(len(va), len(vb)) < 2):
+    if not ok and not low and (d["diff"] >= -margin if sign_decides() else
+                               d["hi"] >= -margin or min(len(va), len(vb)) < 2):
         c.inconclusive("underpowered", f"the CI [{d['lo']:.4g}, {d['hi']:.4g}] reaches -{margin:.4g} (n = {len(va)}, "
                                        f"{len(vb)})")
     return c
@@ -187,13 +192,18 @@ def trend(id: str, text: str, what: str, values: dict[str, list], xs: dict[str, 
     bar = f" and rho {side}= {sign * strength:g}" if strength else ""
     stat = (f"{what} per seed; Spearman rho between {', '.join(f'{c}={x}' for c, x in xs.items())} and the cell "
             f"means, {pct()} bootstrap CI (seeds resampled within each cell); holds if the CI is {side} 0{bar}; does "
-            f"not hold if the whole CI is short of {sign * strength:g} (the other way); otherwise inconclusive")
+            + (f"not hold if rho is not{bar or f' {side} 0'}" if sign_decides() else
+               f"not hold if the whole CI is short of {sign * strength:g} (the other way)")
+            + "; otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in xs}, {**r, "n": [len(v) for v in groups.values()]})
     if r["rho"] is None or not all(len(v) >= 2 for v in groups.values()):  # no noise estimate, no verdict
         return c.inconclusive("precondition", "needs 3 cells with at least 2 seeds each (n = "
                                               f"{[len(v) for v in groups.values()]})")
     near = r["hi"] if sign > 0 else -r["lo"]  # the CI's end nearest the claim, on the claimed axis
-    if near < strength or (near == 0 and r["lo"] == r["hi"]):
+    if sign_decides() and (sign * r["rho"] < strength or r["rho"] == 0):  # the rule until 2026-11-26
+        c.note = f"rho = {r['rho']:.2f}"
+        return c
+    if not sign_decides() and (near < strength or (near == 0 and r["lo"] == r["hi"])):
         c.note = f"rho = {r['rho']:.2f}, {pct()} CI [{r['lo']:.2f}, {r['hi']:.2f}]"
         return c
     if sign * r["rho"] >= strength and r["rho"] != 0 and (r["lo"] > 0 if sign > 0 else r["hi"] < 0):
@@ -240,8 +250,9 @@ def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> C
     word, edge = ("below", "hi") if side < 0 else ("above", "lo")
     ci = {c: boot_mean(values.get(c, [])) for c in cells}
     stat = (f"{what} per seed (a run without the event: its lower bound); mean with a {pct()} bootstrap CI per cell; "
-            f"holds if every CI lies {word} {threshold}; does not hold if a whole CI lies on the other side of it; "
-            "otherwise inconclusive")
+            f"holds if every CI lies {word} {threshold}; does not hold if "
+            + (f"a mean is not {word} it; " if sign_decides() else "a whole CI lies on the other side of it; ")
+            + "otherwise inconclusive")
     c = Claim(id, text, stat, {c: values.get(c, []) for c in cells},
               {**{f"{c}_{k}": v[k] for c, v in ci.items() for k in ("mean", edge)}, "n": [ci[k]["n"] for k in cells],
                "threshold": threshold,
@@ -251,11 +262,14 @@ def _beyond(id, text, what, values, cells, threshold, side: int, aggregate) -> C
     bounds = {k: sum(isinstance(x, Censored) for x in values.get(k, [])) for k in cells}
     # a cell decides against the claim only when its whole CI is on the other side (one seed: no interval)
     wrong = [k for k, v in ci.items() if v["n"] >= 2 and (v["lo"] >= threshold if side < 0 else v["hi"] <= threshold)]
+    if sign_decides():  # the rule until 2026-11-26: a mean on the other side decided
+        wrong = [k for k, v in ci.items() if side * (v["mean"] - threshold) <= 0]
     if side > 0 and all(v["lo"] is not None and v["lo"] > threshold for v in ci.values()):
         c.holds = True
         return c
     if wrong and (side < 0 or not any(bounds[k] for k in wrong)):  # below: bounds already too high decide
-        c.note = f"the CI of {', '.join(wrong)} lies wholly on the other side of {threshold}"
+        c.note = (f"the mean of {', '.join(wrong)} is not {word} {threshold}" if sign_decides() else
+                  f"the CI of {', '.join(wrong)} lies wholly on the other side of {threshold}")
         return c
     if sum(bounds.values()):
         return c.inconclusive("censored", f"{sum(bounds.values())} runs never reached the event: their values are "

@@ -78,6 +78,54 @@ CEILING = Revision(
     "difference'")
 
 
+# the vocabulary's "does not hold" (claims._judge, levels.py), changed for every claim it decides (commit c0bce27)
+SIGN_RULE = Revision(
+    "2026-11-26", "'does not hold' only on evidence against the claim: the opposite order beyond noise (one-sided "
+    "p <= the bar), or a whole interval on the other side", "'does not hold' on the sign of a point estimate: P <= "
+    "1/2, or a mean, difference or rho on the other side", "at 3 seeds a true P = 0.7 read 'does not hold' in 20% of "
+    "one-cell and 58% of four-cell claims (benchmarks/verdict_rates.py)")
+SIGN_RULE_AT = "2026-11-26T16:05:09+00:00"  # when it entered the code (commit c0bce27)
+
+
+def signed_before(first_data: str | None) -> bool:
+    """Whether a study's data existed before SIGN_RULE: its claims judged by the vocabulary are then post hoc."""
+    return bool(first_data) and _utc(first_data) < _utc(SIGN_RULE_AT)
+
+
+def sign_rule(package: str, study: str, claims: list[Claim], old: list[Claim]) -> list[Claim]:
+    """`claims` (judged today) with SIGN_RULE marked post hoc on each whose rule was fixed before it and which it
+    touched: `old` holds the same claims judged with it reverted (stats.by_sign), on the same runs; a claim whose
+    statistic, verdict and note read alike both ways never met it. A claim already post hoc joins the two changes
+    in date order; the replaced verdict is then the one under both replaced rules (the reverted pass judged the
+    later change's replaced rule with the sign rule too)."""
+    was, table = {c.id: c for c in old}, _rules_fixed().get(package, {}).get(study, {})
+    for c in claims:
+        o, e = was.get(c.id), table.get(c.id)
+        if o is None or not e or _utc(e["date"]) >= _utc(SIGN_RULE_AT) or _read(c) == _read(o):
+            continue
+        first = (o.post_hoc or {}).get("verdict") or verdict_words(o.holds, o.reason, o.depends_on)
+        r, ph = SIGN_RULE, c.post_hoc
+        why = "; ".join(filter(None, [r.why if not ph or r.since <= ph["since"] else ph.get("why"),
+                                      ph.get("why") if ph and r.since <= ph["since"] else r.why if ph else ""]))
+        if not ph:
+            c.post_hoc = {"since": r.since, "rule": r.rule, "replaced": r.replaced, "verdict": first, "why": why}
+        elif r.since <= ph["since"]:
+            c.post_hoc = {"since": r.since, "rule": f"{r.rule}; then, {ph['since']}: {ph['rule']}",
+                          "replaced": f"{r.replaced}; and {ph['replaced']}", "verdict": first, "why": why}
+        else:
+            c.post_hoc = {**ph, "rule": f"{ph['rule']}; then, {r.since}: {r.rule}",
+                          "replaced": f"{ph['replaced']}; and {r.replaced}", "verdict": first, "why": why}
+        then = verdict_words(o.holds, o.reason, o.depends_on)
+        if then != verdict_words(c.holds, c.reason, c.depends_on):
+            said = f"post hoc ({r.since}: {r.rule}): under the rule it replaced ({r.replaced}) it {then}"
+            c.note = "; ".join(filter(None, [c.note, said]))
+    return claims
+
+
+def _read(c: Claim) -> tuple:
+    return c.statistic, c.holds, c.reason, c.note
+
+
 # ---- when each rule was fixed (benchmarks/rules_fixed.py back-fills the table from git) ----------------------
 
 RULES_FIXED = Path(__file__).parent / "rules_fixed.json"

@@ -116,7 +116,7 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
     df = load_runs(root)
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
     looks = looks_of(sessions, plan.seeds, SEEDS[plan.profile])
-    figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks))
+    figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks), _first_data(sessions))
     doc = _document(plan, manifest, root, figures, claims, controls, looks, stale, results, t0, df,
                     first_data=_first_data(sessions))
     if sessions:

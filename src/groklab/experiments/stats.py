@@ -33,6 +33,31 @@ def looking(n: int):
         _looks.reset(token)
 
 
+_by_sign: ContextVar[bool] = ContextVar("by_sign", default=False)
+
+
+@contextmanager
+def by_sign():
+    """Judge the calls inside by the rule of "does not hold" replaced on 2026-11-26 (posthoc.SIGN_RULE): the sign
+    of a point estimate decided it (P <= 1/2, a mean or a difference on the wrong side), not evidence against the
+    claim beyond noise. Only to show, beside today's verdict, what the replaced rule read on the same runs."""
+    token = _by_sign.set(True)
+    try:
+        yield
+    finally:
+        _by_sign.reset(token)
+
+
+def sign_decides() -> bool:
+    """Whether the rule replaced on 2026-11-26 decides "does not hold" now (inside `by_sign`)."""
+    return _by_sign.get()
+
+
+def opposite(level: str) -> str:
+    """The "does not hold" condition of an ordering rule, as its statistic states it (`level`: the p bar)."""
+    return "P <= 1/2" if _by_sign.get() else f"the opposite order has p <= {level}"
+
+
 def pct() -> str:
     """The level of the intervals decisions use now, as text: '95%' at one look, '99%' at five."""
     return f"{100 * (1 - alpha()):.4g}%"
