@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "groklab" / "experiments" / "rules_fixed.json"
 PACKAGES = ("embedding", "beyond", "investigation")
+REVISIONS = "revisions"  # posthoc.REVISIONS: the table of revised rules' commits
 
 
 def first_commit(needle: str) -> tuple[str, str] | None:
@@ -95,13 +97,36 @@ def table() -> tuple[dict, list[str]]:
     return found, missing
 
 
+def revisions() -> tuple[dict, list[str]]:
+    """({a change's first KEY characters: {commit, date}}, changes no commit holds): each change of a post hoc rule
+    an archive records, dated by the first commit whose source holds its words (the longest of its first 40, 30
+    or 20 characters found; a rule built from pieces may hold none of them)."""
+    from groklab.experiments.posthoc import KEY
+
+    found, missing = {}, []
+    for f in sorted((ROOT / "results").glob("*/*/claims.json")):
+        for c in json.loads(f.read_text())["claims"]:
+            rule = (c.get("post_hoc") or {}).get("rule", "")
+            for phrase in re.split(r"; then, \d{4}-\d{2}-\d{2}: ", rule) if rule else []:
+                if phrase[:KEY] in found or phrase[:KEY] in missing:
+                    continue
+                hit = next((h for n in (40, 30, 20) if (h := first_commit(phrase[:n]))), None)
+                if hit:
+                    found[phrase[:KEY]] = {"commit": hit[0], "date": hit[1]}
+                else:
+                    missing.append(phrase[:KEY])
+    return found, missing
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")
     a = ap.parse_args()
     found, missing = table()
+    found[REVISIONS], undated = revisions()
+    missing += [f"the revision {m!r}" for m in undated]
     for package, studies in found.items():
-        for study, ids in studies.items():
+        for study, ids in studies.items() if package != REVISIONS else ():
             for cid, e in ids.items():
                 print(f"{package}/{study}/{cid}: {e['date']} {e['commit']} ({e['how']})")
     for m in missing:
@@ -110,7 +135,8 @@ def main() -> int:
         from groklab.store import atomic_write
 
         atomic_write(OUT, json.dumps(found, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {OUT.relative_to(ROOT)}: {sum(len(i) for s in found.values() for i in s.values())} claims")
+        n = sum(len(i) for k, s in found.items() if k != REVISIONS for i in s.values())
+        print(f"wrote {OUT.relative_to(ROOT)}: {n} claims, {len(found[REVISIONS])} revised rules")
     return 0
 
 

@@ -101,7 +101,8 @@ def test_the_study_at_a_tiny_size_is_trained_and_judged_into_its_board_claims_an
     assert len(board) - 1 == 20 * 7  # 19 measures and t_fit, over 5 settings, their pool and the held-out one
     assert {c["id"] for c in doc["claims"]} == {"med_tracks_test_loss", "hessian_E_falls_as_validation_improves",
                                                "W_rank_declines_with_grokking"}
-    assert all(c["fixed"]["before_data"] and c["quote"] for c in doc["claims"])
+    assert all(c["quote"] and c["fixed"]["before_data"] is not bool(c.get("post_hoc")) for c in doc["claims"])
+    assert all(c["fixed"]["commit"] for c in doc["claims"] if not c.get("post_hoc"))  # the protocol's freezing
     assert doc["protocol"]["sha256"] == sha256(proto) and doc["runs"] == 22
     page = (root / "report.html").read_text()
     assert "Table <code>board.csv</code>" in page and "auroc_ci_low" in page and "false_positive_rate" in page

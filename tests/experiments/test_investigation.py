@@ -267,9 +267,16 @@ def test_batch_grid_and_its_claim_on_synthetic_times():
     lrs, sizes = batch.GRID["quick"]
     never = Censored(3000.0)
     t = {"t_test": {batch.name(lr, b): Times([1000.0 + 10 * s for s in range(5)]) for lr in lrs for b in sizes}}
+    t["t_train"] = {batch.name(lr, b): Times([200.0] * 5) for lr in lrs for b in sizes}  # t_test / t_train 5-5.2
     t["t_test"][batch.name(5e-3, 1024)] = Times([never] * 5)  # one larger batch never groks at one lr
     steps, epochs = batch.claims(t, lrs, sizes)
     assert steps.holds and "lr 0.005, batch 1024" in steps.note and "0.05 / 4" in steps.statistic
+    t["t_train"][batch.name(5e-3, 512)] = Times([500.0] * 5)  # there batch 512 learns without grokking (2x)
+    steps, _ = batch.claims(t, lrs, sizes)
+    assert steps.holds is None and "Left out (lr 0.005): batch 512 does not grok there" in steps.note
+    assert "(a lr counts where some batch-512 run reaches test accuracy 0.99) it holds" in steps.note  # beside
+    assert steps.aggregate["grokking control"][5e-3] == [2.0, 2.02, 2.04, 2.06, 2.08]
+    t["t_train"][batch.name(5e-3, 512)] = Times([200.0] * 5)
     # in epochs batch 1024 is censored at 3000 x 1024 / 1740 = 1765.5 epochs, batch 512 groks at ~294 epochs
     assert epochs.holds and epochs.per_seed["lr 0.005, batch 1024 larger"][0] is None
     t["t_test"][batch.name(5e-3, 1024)] = Times([600.0 + 10 * s for s in range(5)])  # sooner in steps ...

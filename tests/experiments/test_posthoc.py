@@ -67,5 +67,21 @@ def test_every_archived_claim_carries_when_its_rule_was_fixed():
     undated = [f"{f.parent.parent.name}/{f.parent.name}/{c['id']}"
                for f in sorted(root.glob("*/*/claims.json")) if f.parent.parent.name.split("-")[0] != "grokbench"
                for c in json.loads(f.read_text())["claims"]
-               if not (c.get("fixed") or {}).get("date") or (c.get("fixed") or {}).get("before_data") is None]
+               if not (c.get("fixed") or {}).get("date") or (c.get("fixed") or {}).get("before_data") is None
+               or not (c.get("fixed") or {}).get("commit")]  # a revised rule too: the commit of its latest change
     assert not undated, undated[:5]
+
+
+def test_a_revised_rule_is_dated_by_its_latest_change_and_the_commit_that_wrote_it(monkeypatch):
+    from groklab.experiments import posthoc
+
+    table = {"revisions": {"judged per dataset": {"commit": "def5678", "date": "2026-12-07T10:00:00+00:00"}}}
+    monkeypatch.setattr(posthoc, "_rules_fixed", lambda: table)
+    chain = {"id": "x", "post_hoc": {"since": "2026-11-28", "rule": "censor runs; then, 2026-12-07: judged per "
+                                     "dataset", "replaced": "r", "verdict": "holds"}}
+    assert posthoc.fixed("embedding", "fig4", chain, None) == {"date": "2026-12-07", "commit": "def5678",
+                                                               "before_data": False, "how": "revised after its data"}
+    sign = {"id": "x", "post_hoc": {"since": "2026-11-26", "rule": posthoc.SIGN_RULE.rule}}
+    assert posthoc.fixed("embedding", "fig4", sign, None)["commit"] == "c0bce27"
+    unknown = {"id": "x", "post_hoc": {"since": "2026-11-28", "rule": "never committed"}}
+    assert posthoc.fixed("embedding", "fig4", unknown, None)["commit"] is None

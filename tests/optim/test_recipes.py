@@ -123,6 +123,24 @@ def test_adaptive_c_hand_computation():
     torch.testing.assert_close(rows.scale * c, want)
 
 
+def test_a_zero_W_sends_c_to_the_top_of_its_range_and_a_zero_model_keeps_c():
+    """A W decayed to exactly zero (a GrokBench tuning draw at a large weight decay) made the spectral ratio a
+    division by zero: the ratio's limit is inf, so c goes to the top of its range; with E zero too, c stays."""
+    cfg = _cfg("optim=adam")
+    model = build_model(cfg, make_task(cfg))
+    with torch.no_grad():
+        model.W.weight.zero_()
+    mean = AdaptiveC(model, vocab=9, every=1, lo=1.0, hi=100.0, c0=10.0)
+    assert mean.observe(1, torch.tensor([[0, 7, 1, 8]])) == 100.0
+    rows = AdaptiveC(model, vocab=9, every=1, lo=1.0, hi=100.0, c0=10.0, per_row=True)
+    assert rows.observe(1, torch.tensor([[0, 7, 1, 8]])) == 100.0
+    with torch.no_grad():
+        for t in model.blocks()["E"]:
+            t.zero_()
+    both = AdaptiveC(model, vocab=9, every=1, lo=1.0, hi=100.0, c0=10.0)
+    assert both.observe(1, torch.tensor([[0, 7, 1, 8]])) == 10.0 and both.n == 0  # the window still restarts
+
+
 def test_per_row_c_is_a_per_row_learning_rate():
     """One Adam step with the per-row rescale moves row i by scale_i times the plain step's move."""
     cfg = _cfg("optim=adam", "optim.c=10", "optim.c_mode=adaptive", "optim.c_freq=row")

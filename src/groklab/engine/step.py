@@ -20,7 +20,7 @@ from groklab.engine.stacked import Stacked
 from groklab.engine.stacked_filters import load_ema, load_ma, member_ema, member_ma
 from groklab.measures import run_measures
 from groklab.optim import lr_factor, ortho_grad_, set_c, set_lr
-from groklab.optim.adaptive import sigma_max
+from groklab.optim.adaptive import spectral_ratio
 
 
 class Stepper(Protocol):
@@ -234,7 +234,7 @@ class StackedStep:
     def _sigma_ratio(self, j: int) -> float:
         """sigma_max(E) / sigma_max(W) of member j, read from its stacked parameters (AdaptiveC.sigma_ratio)."""
         P = self.stack.params
-        return sigma_max([P[n][j] for n in self.E_W[0]]) / sigma_max([P[n][j] for n in self.E_W[1]])
+        return spectral_ratio([P[n][j] for n in self.E_W[0]], [P[n][j] for n in self.E_W[1]])
 
     def evaluate(self) -> np.ndarray:
         sums = torch.zeros(3, self.M, 2, dtype=torch.float64, device=self.X.device)  # [train/test/holdout, M, 2]

@@ -10,6 +10,7 @@ and judges the replaced rule on the same runs (never from memory: the old verdic
 from __future__ import annotations
 
 import json
+import re
 from copy import copy
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -85,6 +86,7 @@ SIGN_RULE = Revision(
     "1/2, or a mean, difference or rho on the other side", "at 3 seeds a true P = 0.7 read 'does not hold' in 20% of "
     "one-cell and 58% of four-cell claims (benchmarks/verdict_rates.py)")
 SIGN_RULE_AT = "2026-11-26T16:05:09+00:00"  # when it entered the code (commit c0bce27)
+SIGN_COMMIT = {"commit": "c0bce27", "date": SIGN_RULE_AT}
 
 
 def signed_before(first_data: str | None) -> bool:
@@ -129,6 +131,13 @@ def _read(c: Claim) -> tuple:
 # ---- when each rule was fixed (benchmarks/rules_fixed.py back-fills the table from git) ----------------------
 
 RULES_FIXED = Path(__file__).parent / "rules_fixed.json"
+REVISIONS, KEY = "revisions", 60  # the table's key for revised rules: {a change's first KEY characters: commit}
+
+
+def last_change(post_hoc: dict) -> tuple[str, str]:
+    """(date, rule) of the latest change a claim's `post_hoc` records (changes join as '; then, <date>: <rule>')."""
+    parts = re.split(r"; then, (\d{4}-\d{2}-\d{2}): ", post_hoc.get("rule", ""))
+    return (parts[-2], parts[-1]) if len(parts) > 1 else (post_hoc.get("since"), parts[0])
 
 
 @lru_cache(maxsize=1)
@@ -145,8 +154,10 @@ def fixed(package: str, study: str, claim: dict, first_data: str | None) -> dict
     (`first_data`: the first session that trained its runs). A rule revised after its data (`post_hoc`) was fixed
     when revised, after its data. An id no commit names yet: date and commit unknown."""
     ph = claim.get("post_hoc") or {}
-    if ph:
-        return {"date": ph.get("since"), "commit": None, "before_data": False, "how": "revised after its data"}
+    if ph:  # today's rule was fixed by its latest change; the commit whose source first held that change's words
+        since, rule = last_change(ph)
+        hit = SIGN_COMMIT if rule == SIGN_RULE.rule else _rules_fixed().get(REVISIONS, {}).get(rule[:KEY], {})
+        return {"date": since, "commit": hit.get("commit"), "before_data": False, "how": "revised after its data"}
     e = _rules_fixed().get(package, {}).get(study, {}).get(claim["id"])
     if not e:
         return {"date": None, "commit": None, "before_data": None, "how": "not yet in a commit"}

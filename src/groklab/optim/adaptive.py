@@ -25,6 +25,13 @@ def sigma_max(blocks: list[torch.Tensor]) -> float:
     return torch.linalg.matrix_norm(M, ord=2).item()
 
 
+def spectral_ratio(E: list[torch.Tensor], W: list[torch.Tensor]) -> float:
+    """sigma_max(E) / sigma_max(W); a W decayed to zero gives inf (c goes to the top of its range, the formula's
+    limit), both at zero nan (c keeps its value): a GrokBench tuning draw at a large weight decay zeroed W."""
+    e, w = sigma_max(E), sigma_max(W)
+    return e / w if w > 0 else (float("inf") if e > 0 else float("nan"))
+
+
 class AdaptiveC:
     """Counts, per embedding row, the steps whose batch holds its token, and every `every` steps recomputes c
     (and, per row, the factors `scale` on the embedding update) from the current E and W."""
@@ -42,7 +49,7 @@ class AdaptiveC:
     def sigma_ratio(self) -> float:
         """sigma_max(E) / sigma_max(W): the spectral part of c (not c itself)."""
         b = self.model.blocks()
-        return sigma_max(b["E"]) / sigma_max(b["W"])
+        return spectral_ratio(b["E"], b["W"])
 
     def compute(self, f_E: float, ratio: float | None = None) -> float:
         ratio = self.sigma_ratio() if ratio is None else ratio
@@ -59,7 +66,9 @@ class AdaptiveC:
             f = self.rows / self.n
             self.f_E = f.mean().item()
             ratio = (sigma_ratio or self.sigma_ratio)()
-            if self.per_row:
+            if ratio != ratio:  # E and W both zero: no spectral ratio to read, c stays
+                pass
+            elif self.per_row:
                 c_i = torch.where(f > 0, ratio / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
                 self.c = c_i.mean().item()
                 self.scale = (c_i / self.c).to(self.model.blocks()["E"][0].dtype)

@@ -9,7 +9,7 @@ from scipy.stats import binomtest, mannwhitneyu
 from groklab.experiments.beyond.med import correlations
 from groklab.experiments.earlywarn.runs import setting_of
 from groklab.experiments.earlywarn.states import median_ci
-from groklab.experiments.posthoc import Revision, revised
+from groklab.experiments.posthoc import Revision, fixed, revised
 from groklab.experiments.spec import Claim
 from groklab.measures.curves import grok_events
 from groklab.store.citation import POST_HOC, after_data
@@ -26,8 +26,14 @@ POPULATION = ("our population, not the paper's runs: the early-warning study's e
               "boundary settings (add, mul, D_16 on the embedding MLP; add, mul on a 1-layer Transformer)")
 
 
-def _fixed(proto) -> dict:
-    return {"date": "2026-12-07", "commit": None, "before_data": True,
+FROZEN = "4be729b6"  # the commit that froze protocol version 1 (its sha256 in docs/earlywarn.md), before any run
+
+
+def _fixed(proto, c: dict) -> dict:
+    """When the claim's rule was fixed: in the frozen protocol, or (post hoc) by its latest revision."""
+    if c.get("post_hoc"):
+        return fixed("earlywarn", "earlywarn", c, None)
+    return {"date": "2026-12-07", "commit": FROZEN if proto.version == 1 else None, "before_data": True,
             "how": f"in the frozen early-warning protocol version {proto.version}, before any explore or evaluate run"}
 
 
@@ -45,7 +51,8 @@ def paper_claims(df, evs: dict, series: dict, proto) -> list[dict]:
             _rank(c, series["erank_W"], evs)
         c.note = "; ".join(filter(None, [c.note, POPULATION]))
         entry = {**c.to_dict(), "quote": VERBATIM.get(spec.id, spec.quote), "where": WHERE.get(spec.id),
-                 "kind": "paper", "fixed": _fixed(proto)}
+                 "kind": "paper"}
+        entry["fixed"] = _fixed(proto, entry)
         if after_data(entry):  # a rule changed after the data says so in the verdict too (quotes.cite)
             entry["verdict"] += POST_HOC
         out.append(entry)

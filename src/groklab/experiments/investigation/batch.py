@@ -33,8 +33,10 @@ import numpy as np
 
 from groklab.experiments.choices import weigh
 from groklab.experiments.claims import Times, shown, stretched, time_claim
+from groklab.experiments.controls import DELAY
 from groklab.experiments.investigation.compare import TIMES, median_time, table
 from groklab.experiments.investigation.profile import CODE_MLP, batch, budget, code_mlp
+from groklab.experiments.posthoc import Revision, revised
 from groklab.experiments.spec import Claim, RunSpec, grid_runs
 from groklab.plots.heat import heat
 from groklab.plots.style import STYLE, plt, save
@@ -82,11 +84,35 @@ def in_epochs(times: list, b) -> Times:
     return Times(stretched(times, rows(b) / N_TRAIN))
 
 
+# "hindered the model's ability to grok": a lr whose batch-512 runs learn without grokking cannot show it (quick:
+# at lr 0.01 they reach test accuracy 0.99 at 1.3-1.8x their t_train, and the larger batches' training collapses)
+GROKS = Revision("2026-12-07", f"a lr counts only where every batch-512 run groks (t_test / t_train >= {DELAY:g}, "
+                 "the grokking control)", "a lr counts where some batch-512 run reaches test accuracy 0.99",
+                 "an audit of the verdicts (2026-12-07): the only deciding cell was at lr 0.01, where batch 512 "
+                 "learns without grokking")
+
+
 def claims(t: dict, lrs, sizes) -> list[Claim]:
+    """The claims judged at the lrs whose batch-512 runs grok (GROKS), the rule they replaced beside."""
+    ref = {lr: list(zip(t["t_test"].get(name(lr, REF), []), t["t_train"].get(name(lr, REF), []))) for lr in lrs}
+    done = lambda x: x is not None and not isinstance(x, Censored)  # noqa: E731
+    reached = [lr for lr in lrs if any(done(a) for a, _ in ref[lr])]
+    groks = [lr for lr in reached if all(done(a) and done(b) and b > 0 and a / b >= DELAY for a, b in ref[lr])]
+    ratio = {lr: [round(a / b, 2) if done(a) and done(b) and b else None for a, b in ref[lr]] for lr in lrs}
+    said = "; ".join(f"lr {lr:g}, batch {REF}: t_test / t_train {v}" for lr, v in ratio.items())
+    out = []
+    for now, old in zip(_claims(t, lrs, sizes, groks, "batch 512 does not grok there (t_test / t_train below "
+                                f"{DELAY:g} on some run)"), _claims(t, lrs, sizes, reached, "batch 512 never "
+                                                                   "reached 0.99 there")):
+        now.aggregate["grokking control"] = ratio
+        now.note = "; ".join(filter(None, [now.note, f"the grokking control: {said}"]))
+        out.append(revised(now, old, GROKS))
+    return out
+
+
+def _claims(t: dict, lrs, sizes, reached: list, why: str) -> list[Claim]:
     larger = [b for b in sizes if b != REF and rows(b) > REF]
     times = t["t_test"]
-    reached = [lr for lr in lrs if any(x is not None and not isinstance(x, Censored)
-                                       for x in times.get(name(lr, REF), []))]
     left = [f"lr {lr:g}" for lr in lrs if lr not in reached]
     out = []
     for axis, conv in (("steps", lambda v, b: Times(v)), ("epochs", in_epochs)):
@@ -102,8 +128,8 @@ def claims(t: dict, lrs, sizes) -> list[Claim]:
             if lr not in reached:
                 c.per_seed.update({f"{label(lr, b)} b512": shown(ref), f"{label(lr, b)} larger": shown(big)})
         if left:
-            c.note = "; ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): batch 512 never reached 0.99 "
-                                                    "there, so no hindrance can be seen."]))
+            c.note = "; ".join(filter(None, [c.note, f"Left out ({', '.join(left)}): {why}, so no hindrance of "
+                                                    "grokking can be seen"]))
         ends = {label(lr, b): t.get("final_test", {}).get(name(lr, b), []) for lr in reached for b in larger}
         fit = {label(lr, b): t.get("final_train", {}).get(name(lr, b), []) for lr in reached for b in larger}
         # what those runs are: a run that fit and ended at chance train accuracy collapsed, not a slower route to
