@@ -557,6 +557,12 @@ def test_a_prediction_interval_wider_than_the_published_range_confirms_nothing()
     assert matches("go", "t", "GO", times, pub).holds is None  # the rule off: a censored cell
     times["b"] = [Censored(12000.0)] * 3  # only 7.5x: still a bound
     assert matches("go", "t", "GO", times, pub, never=True).holds is None
+    # bounds are no values: no interval from them, marked in per_seed, and said even when another row decides
+    times = {"a": [5000.0, 5100.0, 5200.0], "b": [Censored(4650.0), Censored(5500.0), Censored(5000.0)]}
+    c = matches("go", "t", "GO", times, {"a": 1000.0, "b": 900.0})
+    assert c.holds is False and c.aggregate["b"]["interval"] is None and c.aggregate["b"]["censored"] == 3
+    assert c.per_seed["b"] == [None] * 3 and c.per_seed["b censored at"] == [4650.0, 5500.0, 5000.0]
+    assert "b: 3 of 3 runs without the event (censored at 4,650-5,500; published 900)" in c.note
 
 
 def test_fig4_u_acc_is_judged_run_by_run_and_a_capped_trend_only_where_it_could_rise():

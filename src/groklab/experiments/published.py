@@ -47,21 +47,30 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
     than the published values' range (underpowered: it could not tell the rows apart)."""
     resolution = resolution or {}
     cells = [c for c in reference if reference[c] is not None]
-    pis = {c: interval(values.get(c, []), len(cells), resolution.get(c, 0.0)) for c in cells}
+    censored = [k for k in cells if any(isinstance(x, Censored) for x in values.get(k, []))]
+    # a run without the event holds a bound, not a value: no interval from bounds (a fresh read, 2026-12-07)
+    pis = {c: None if c in censored else interval(values.get(c, []), len(cells), resolution.get(c, 0.0))
+           for c in cells}
     agg = {c: {"published": reference[c], "interval": None if pis[c] is None else [round(x, 4) for x in pis[c]],
-               "n": len(values.get(c, []))} for c in cells}
+               "n": len(values.get(c, [])),
+               **({"censored": sum(isinstance(x, Censored) for x in values.get(c, []))} if c in censored else {})}
+           for c in cells}
     stat = (f"{what} per seed; per cell the {pct()} prediction interval for one new run (t, Bonferroni over "
             f"{len(cells)} cells, widened by the published resolution); holds if every published value lies inside; "
             "does not hold if one lies outside" + (", or if the published values lie beyond all of our runs on one "
                                                    "side in more cells than chance allows (pooled, exact)"
                                                    if pooling else "") + "; otherwise inconclusive")
-    c = Claim(id, text, stat, {k: values.get(k, []) for k in cells}, agg)
-    censored = [k for k in cells if any(isinstance(x, Censored) for x in values.get(k, []))]
+    per = {k: [None if isinstance(x, Censored) else x for x in values.get(k, [])] for k in cells}
+    per.update({f"{k} censored at": [float(x) if isinstance(x, Censored) else None for x in values.get(k, [])]
+                for k in censored})
+    c = Claim(id, text, stat, per, agg)
     outside = [k for k in cells if k not in censored and pis[k] is not None
                and not pis[k][0] <= reference[k] <= pis[k][1]]
+    bounds = "; ".join(f"{k}: {sum(isinstance(x, Censored) for x in values[k])} of {len(values[k])} runs without "
+                       f"the event (censored at {_span(values[k])}; published {reference[k]:.4g})" for k in censored)
     if outside:
-        c.note = "outside: " + ", ".join(f"{k} ({reference[k]:.4g} vs [{pis[k][0]:.4g}, {pis[k][1]:.4g}])"
-                                         for k in outside)
+        c.note = "; ".join(filter(None, ["outside: " + ", ".join(f"{k} ({reference[k]:.4g} vs [{pis[k][0]:.4g}, "
+                                                                 f"{pis[k][1]:.4g}])" for k in outside), bounds]))
         return c
     span = max(reference[k] for k in cells) - min(reference[k] for k in cells) if cells else 0.0
     wide = [k for k in cells if len(cells) > 1 and pis[k] is not None and pis[k][1] - pis[k][0] > span]
@@ -97,6 +106,11 @@ def matches(id: str, text: str, what: str, values: dict[str, list], reference: d
                                               f"n = {sorted({len(values.get(k, [])) for k in cells})} seeds")
     c.holds = True
     return c
+
+
+def _span(xs: list) -> str:
+    b = [float(x) for x in xs if isinstance(x, Censored)]
+    return f"{min(b):,.0f}" + (f"-{max(b):,.0f}" if max(b) != min(b) else "")
 
 
 def pooled(values: dict[str, list], reference: dict[str, float]) -> Optional[dict]:

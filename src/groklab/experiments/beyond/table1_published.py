@@ -69,8 +69,10 @@ def _published(rows: dict) -> list:
                         "could give.", label, values, ref, res)
         ps = {int(r["p"]) for r in rows.values()}
         if ps != {P}:
+            ks = ", ".join(f"{name(*c)} ran k = {r['k']}" for c, r in rows.items() if r.get("k") is not None)
             claim.inconclusive("precondition", f"Table 1's numbers are at p = {P}; these runs train p = "
-                                               f"{', '.join(map(str, sorted(ps))) or 'none'}")
+                                               f"{', '.join(map(str, sorted(ps))) or 'none'}, each k rescaled by p / "
+                                               f"{P} (a row keeps Table 1's k as its name: {ks})")
         elif claim.holds is False and "shift between" in claim.note:  # the pooled test decided it
             claim = revised(claim, matches(claim.id, claim.text, label, values, ref, res, pooling=False), POOLED)
         if key == "l_acc" and all("L_go_per_seed" in r for r in rows.values()):  # L-Acc no longer needs a GO
