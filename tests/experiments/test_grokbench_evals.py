@@ -74,3 +74,27 @@ def test_an_evaluation_goes_on_from_its_packed_runs_and_refuses_a_stale_one(tmp_
     assert len(E.load(out / "evals/add.npz")) == 4
     with pytest.raises(ConfigError, match="overrides this protocol and selection do not draw"):
         evaluate(out, _evals([0, 1, 2, 3], steps=40), jobs=1, echo=said.append)
+
+
+def test_the_board_names_studies_that_chose_their_nested_point_and_when_that_is_the_baseline():
+    """Adam-LR at c = 1 and Grokfast at lambda = 0 run AdamW: a study choosing that point races AdamW itself at the
+    ranges' middles, so the board says its score measures the baseline's tuning (GrokBench II, Transformer add)."""
+    from groklab.experiments.grokbench.board_v2 import nested_line
+    from groklab.experiments.grokbench.protocol import Method, fixed_trials
+
+    tune = {"optim.lr": {"log": [1e-4, 1e-1]}, "optim.weight_decay": {"log": [1e-2, 10.0]}}
+    methods = {"adamw": {"about": "a", "set": ["optim.name=adamw"], "tune": tune, "nested": {"optim.weight_decay": 0}},
+               "adam_lr": {"about": "b", "set": ["optim.name=adamw"], "nested": {"optim.c": 1},
+                           "tune": {**tune, "optim.c": {"log": [1.0, 100.0]}}},
+               "adam": {"about": "c", "set": ["optim.name=adam"], "tune": tune, "nested": {"optim.weight_decay": 0}}}
+    point = {n: fixed_trials(Method(**m))[0] for n, m in methods.items()}
+    doc = {"protocol": {"baseline": "adamw"}, "methods": methods, "tasks": ["add"]}
+    sel = {"add": {"adamw": {100: {"values": point["adamw"]}},  # the baseline's own nested point: not listed
+                   "adam_lr": {100: {"values": point["adam_lr"]}, 101: {"values": {**point["adam_lr"], "optim.c": 3}}},
+                   "adam": {100: {"values": point["adam"]}}}}
+    line = nested_line(doc, sel)
+    assert "add/adam_lr in 1 of 2 studies (= adamw)" in line and "add/adam in 1 of 1 studies;" not in line
+    assert "add/adam in 1 of 1 studies." in line and "add/adamw" not in line
+    sel["add"]["adam_lr"][100]["values"] = {**point["adam_lr"], "optim.lr": 0.001}
+    del sel["add"]["adam"]
+    assert nested_line(doc, sel).endswith(": none.")

@@ -145,7 +145,7 @@ def markdown_v2(doc: dict, frames: dict, solved: list, transfer: dict, thr: floa
               f"Kendall's tau {num(transfer['tau'])} (p {num(transfer['p_value'], 2)}, n = {transfer['n']} "
               "methods) between the order across tuned tasks and across held-out ones.", "",
               "Chosen at a range's outer 5% (widen the range, then tune again): "
-              f"{md_cell('; '.join(edges)) or 'none'}.", ""]
+              f"{md_cell('; '.join(edges)) or 'none'}.", "", nested_line(doc, selection), ""]
     for task, g in lead.groupby("task", sort=False):
         lines += [f"## {md_cell(task)}", "", "| method | grokked | median steps [95% CI] | score [95% CI] | per study "
                   "| p (Holm) | chosen |", "|---|---|---|---|---|---|---|"]
@@ -158,4 +158,27 @@ def markdown_v2(doc: dict, frames: dict, solved: list, transfer: dict, thr: floa
     return "\n".join(lines)
 
 
-__all__ = ["LEADER", "judge_v2", "markdown_v2", "nest", "times_of"]
+def nested_line(doc: dict, selection: dict) -> str:
+    """The studies whose choice is their method's nested point (the plain optimizer inside its space, completed
+    from the ranges' middles). A method that runs on the baseline's optimizer (Adam-LR at c = 1, Grokfast at
+    lambda = 0 on AdamW) then races the baseline itself at other settings: its score measures where the baseline's
+    own tuning landed, not the method (found on GrokBench II's Transformer add, 2026-12-07)."""
+    from groklab.experiments.grokbench.protocol import Method, fixed_trials
+
+    base = doc["protocol"]["baseline"]
+    found = []
+    for t in doc["tasks"]:
+        for name, studies in selection[t].items():
+            m = Method(**doc["methods"][name])
+            point = fixed_trials(m)[0] if m.nested else None
+            same = [k for k, v in sorted(studies.items()) if point is not None and v.get("values") == point]
+            if same and name != base:
+                itself = f"optim.name={base}" in [o.replace(" ", "") for o in m.set]
+                found.append(f"{t}/{name} in {len(same)} of {len(studies)} studies"
+                             + (f" (= {base})" if itself else ""))
+    return ("Chosen at the nested point (the plain optimizer inside the method's space; '= " + base + "': the "
+            f"baseline itself at the ranges' middles, so its score measures {base}'s tuning, not the method): "
+            f"{md_cell('; '.join(found)) or 'none'}.")
+
+
+__all__ = ["LEADER", "judge_v2", "markdown_v2", "nest", "nested_line", "times_of"]
