@@ -570,3 +570,20 @@ def test_depth_slows_says_each_depth_and_where_the_slowing_comes_from():
         in note and "the slowing comes from the deepest step" in note
     t["t_test"]["L3"] = [1700.0, 1800.0]
     assert "deepest step" not in mlp._by_depth(Claim("depth_slows", "t", "s"), t, by_d).note
+
+
+def test_a_degenerate_depth_trend_is_decided_by_the_two_sample_test_at_the_studys_bar():
+    """Two depths at 0 drops on every run leave the rho interval one value: the deepest against the shallowest as
+    two samples decides (a fresh read, 2026-12-07: p = 0.042 against the bar 0.0167 read 'holds' on the CI)."""
+    from groklab.experiments.investigation import mlp as M
+    from groklab.experiments.levels import trend
+    from groklab.experiments.stats import looking
+
+    by_d = {"L2": 2, "L3": 3, "L5": 5}
+    drops = {"L2": [0] * 10, "L3": [0] * 10, "L5": [0, 0, 0, 0, 0, 1, 1, 2, 1, 1]}  # two-sample p = 0.016
+    with looking(3):  # the bar 0.0167: cleared
+        assert M._unstable(trend("depth_destabilises", "t", "drops", drops, by_d, 1), drops, by_d).holds is True
+    with looking(4):  # the bar 0.0125: missed, while the degenerate interval alone would still say "holds"
+        c = M._unstable(trend("depth_destabilises", "t", "drops", drops, by_d, 1), drops, by_d)
+    assert c.aggregate["lo"] == c.aggregate["hi"]
+    assert c.holds is None and c.reason == "underpowered" and c.post_hoc["verdict"] == "holds"

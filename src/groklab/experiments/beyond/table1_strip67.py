@@ -104,6 +104,12 @@ def strip67(by: dict, profile: str) -> list[Claim]:
         paper.sensitivity[f"encoding={value}"] = {"field": "encoding", "ours": "offset (str.py)", "at": value,
                                                   "verdict": there, "per_seed": c.per_seed}
         paper.note = "; ".join(filter(None, [paper.note, f"with {value} (a measurement): {there}"]))
+    smaller = [f"k = {k}: {sum(g is not None for g in r['GO_per_seed'])} of {len(r['GO_per_seed'])}"
+               for k in (40, 50, 60) if (r := by.get(("strip_offset", k))) is not None]
+    if smaller:  # is the absence particular to 67? (a fresh read, 2026-12-07: not on these ids at 50 and 60)
+        paper.note = "; ".join(filter(None, [paper.note, "seeds with a GO on the same offset ids at the smaller STRIP "
+                                             f"k (Table 1 prints a GO at each): {', '.join(smaller)}; where those are "
+                                             "0 too, the absence is not particular to k = 67"]))
     if shared.holds is False and profile != "quick":  # what the shared ids' GOs are at p = 97 (a fresh read)
         paper.note += (f"; the shared-id GOs are +0.1 crossings of a slow drift (best test accuracy after the fit "
                        f"{_best(shared):.3f}, str.py's ids {_best(paper):.3f}), not a take-off")

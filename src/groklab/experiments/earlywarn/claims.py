@@ -15,7 +15,7 @@ from groklab.measures.curves import grok_events
 from groklab.store.citation import POST_HOC, after_data
 
 WHERE = {"med_tracks_test_loss": "004 §6.2 (Fig. 5)", "hessian_E_falls_as_validation_improves": "000 §5 (Fig. 7)",
-         "W_rank_declines_with_grokking": "000 App. (Fig. 10)"}
+         "W_rank_declines_with_grokking": "000 App. C.2 (Fig. 10)"}
 TEXT = {"med_tracks_test_loss": "MED's changes match the test loss's (median Pearson r of the changes > 0.5)",
         "hessian_E_falls_as_validation_improves": "E's top Hessian eigenvalue falls while validation accuracy rises",
         "W_rank_declines_with_grokking": "W's rank declines as the run groks, more than in runs that do not"}
@@ -207,6 +207,11 @@ def _rank(c: Claim, S: dict, evs: dict) -> None:
     q_more = mannwhitneyu(g, n, alternative="greater").pvalue if g and n else 1.0
     c.aggregate.update({"window_steps": L, "mannwhitney_p_less": q_less, "mannwhitney_p_greater": q_more,
                         "n_grok": len(g), "n_censored": len(n)})
+    if g and n:  # what the rule reads: a difference beside the fall both share (a fresh read, 2026-12-07)
+        c.note = (f"W's effective rank fell on {sum(x < 0 for x in g)} of {len(g)} grokking runs (median change "
+                  f"{np.median(g):.3g}) and on {sum(x < 0 for x in n)} of {len(n)} runs that never grok over as long a "
+                  f"stretch (median {np.median(n):.3g}): most of the fall is shared, and the rule reads the rest, "
+                  "not a decline timed with the rise")
     if not g or not n:
         c.inconclusive("precondition", "no grokking or no censored evaluate run to compare")
     elif fell > rose and p < 0.05 and q_less < 0.05:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from copy import deepcopy
 from pathlib import Path
 
 from groklab.experiments.choices import weigh
@@ -155,6 +156,10 @@ def claims(per: dict, w: dict | None = None, last: dict | None = None, common: t
         c.per_seed = {"adam": adam, "adam log10": _log10(adam)}  # the ratio as measured, then on the statistic's scale
         out.append(c)
     out[0] = revised(out[0], out[1], FLATTER)  # the order of magnitude was this claim's rule until the change
+    # "significantly" also reads as large: the replaced order-of-magnitude bar is a plausible reading, weighed beside
+    # (a fresh read, 2026-12-07: where it decides the opposite the verdict depends on the reading)
+    out[0] = weigh(out[0], "reading of 'significantly smaller'", "smaller beyond seed noise",
+                   {"an order of magnitude (ratio below 0.1)": deepcopy(out[1])})
     if geo["mean"]:  # how much smaller, in the sentence's terms (an audit: "significantly" also reads as large)
         out[0].note = "; ".join(filter(None, [out[0].note, f"lambda_E is {1 / geo['mean']:.1f}x below lambda_W "
                                               f"(geometric mean ratio {geo['mean']:.2f}; an order of magnitude, "

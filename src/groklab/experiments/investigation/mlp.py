@@ -26,6 +26,7 @@ Differences from the paper and its released code:
 from __future__ import annotations
 
 import statistics
+from copy import deepcopy
 from pathlib import Path
 
 from groklab.experiments.choices import weigh
@@ -142,7 +143,23 @@ def _unstable(c: Claim, drops: dict, by_d: dict, train: dict | None = None) -> C
         f" (every run of {', '.join(str(by_d[k]) for k in sorted(flat, key=by_d.get))} layers at 0: the rise comes "
         "from the deepest alone)" if len(flat) == len(by_d) - 1 else ""), _two(drops, order, by_d, "test-acc drops"),
         _two(train or {}, order, by_d, "train-acc falls >= 0.05 (a reading beside)", spans=True)]))
+    deep, shallow = ([x for x in drops.get(k, []) if x is not None] for k in (order[-1], order[0]))
+    a = c.aggregate
+    if c.holds and a.get("lo") is not None and a.get("lo") == a.get("hi") and deep and shallow:
+        # a degenerate interval (no spread left in the cells' means) measures no noise: the deepest against the
+        # shallowest as two samples decides, at the study's bar (a fresh read, 2026-12-07)
+        p = lower(shallow, deep)["p"]
+        if p > alpha() + 1e-12:
+            now = deepcopy(c).inconclusive("underpowered", f"the rho interval is degenerate ({a['lo']:.3g}): the "
+                                           f"two-sample test decides, p = {p:.2g} > {alpha():.3g}")
+            return revised(now, c, TWO_SAMPLES)
     return c
+
+
+TWO_SAMPLES = Revision("2026-12-07", "where the rho interval is degenerate, the deepest against the shallowest depth "
+                       "as two samples (Mann-Whitney, one-sided) decides at the study's bar",
+                       "the degenerate rho interval decided", "a fresh read: two of three cells at 0 on every run "
+                       "left a CI of one value, and the direct test (p = 0.042) missed the bar 0.0167")
 
 
 def _two(counts: dict, order: list, by_d: dict, what: str, spans: bool = False) -> str:
