@@ -13,8 +13,9 @@ def test_cite_prints_every_verdict_then_bibtex(capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     verdicts = [x for x in lines if " | 000 " in x]
-    assert len(verdicts) == 10 and all(x.split(" | ")[0] in ("holds", "does not hold", "holds (measurement)")
-                                       or x.startswith("inconclusive") for x in verdicts)
+    plain = [re.sub(r" \(post hoc[^)]*\)", "", x.split(" | ")[0]) for x in verdicts]  # the post hoc mark aside
+    assert len(verdicts) == 10 and all(v in ("holds", "does not hold", "holds (measurement)")
+                                       or v.startswith("inconclusive") for v in plain)
     assert not any("(measurement)" in a and "(measurement)" not in b for a, b in zip(verdicts, verdicts[1:]))
     assert "@software{groklab," in out and "note = {commit " in out
     assert "@article{alquabeh2025embedding," in out and "eprint = {2505.15624}" in out
@@ -24,7 +25,8 @@ def test_cite_prints_every_verdict_then_bibtex(capsys):
 def test_cite_one_claim_and_its_misspelling(capsys):
     assert main(["cite", str(FIG6 / "adam_lr_faster_mul")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("holds | 000 §5.2, Fig. 6 | Adam-LR (c = 10) groks mul faster than Adam. | mul: P(")
+    assert out.startswith("holds (post hoc since 2026-11-26; under the replaced rule: holds) | 000 §5.2, Fig. 6 | "
+                          "Adam-LR (c = 10) groks mul faster than Adam. | mul: P(")
     assert answers_in_one_line(["cite", str(FIG6 / "adam_lr_faster_mull")], capsys) == 2
     assert main(["cite", str(FIG6 / "adam_lr_faster_mull")]) == 2
     assert "did you mean adam_lr_faster_mul?" in capsys.readouterr().err
