@@ -107,16 +107,11 @@ def sign_rule(package: str, study: str, claims: list[Claim], old: list[Claim]) -
             continue
         first = (o.post_hoc or {}).get("verdict") or verdict_words(o.holds, o.reason, o.depends_on)
         r, ph = SIGN_RULE, c.post_hoc
-        why = "; ".join(filter(None, [r.why if not ph or r.since <= ph["since"] else ph.get("why"),
-                                      ph.get("why") if ph and r.since <= ph["since"] else r.why if ph else ""]))
-        if not ph:
-            c.post_hoc = {"since": r.since, "rule": r.rule, "replaced": r.replaced, "verdict": first, "why": why}
-        elif r.since <= ph["since"]:
-            c.post_hoc = {"since": r.since, "rule": f"{r.rule}; then, {ph['since']}: {ph['rule']}",
-                          "replaced": f"{r.replaced}; and {ph['replaced']}", "verdict": first, "why": why}
-        else:
-            c.post_hoc = {**ph, "rule": f"{ph['rule']}; then, {r.since}: {r.rule}",
-                          "replaced": f"{ph['replaced']}; and {r.replaced}", "verdict": first, "why": why}
+        mine = {"since": r.since, "rule": r.rule, "replaced": r.replaced, "why": r.why}
+        a, b = (mine, ph) if not ph or r.since <= ph["since"] else (ph, mine)  # the two changes in date order
+        c.post_hoc = {"since": a["since"], "rule": f"{a['rule']}; then, {b['since']}: {b['rule']}" if ph else r.rule,
+                      "replaced": f"{a['replaced']}; and {b['replaced']}" if ph else r.replaced, "verdict": first,
+                      "why": "; ".join(filter(None, [a.get("why"), b.get("why")] if ph else [r.why]))}
         then = verdict_words(o.holds, o.reason, o.depends_on)
         if then != verdict_words(c.holds, c.reason, c.depends_on):
             said = f"post hoc ({r.since}: {r.rule}): under the rule it replaced ({r.replaced}) it {then}"

@@ -13,6 +13,7 @@ where tokens are rare (small batches, skewed splits).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional
 
 import torch
@@ -66,7 +67,7 @@ class AdaptiveC:
             f = self.rows / self.n
             self.f_E = f.mean().item()
             ratio = (sigma_ratio or self.sigma_ratio)()
-            if ratio != ratio:  # E and W both zero: no spectral ratio to read, c stays
+            if math.isnan(ratio):  # E and W both zero: no spectral ratio to read, c stays
                 pass
             elif self.per_row:
                 c_i = torch.where(f > 0, ratio / f, torch.full_like(f, self.hi)).clamp(self.lo, self.hi)
