@@ -76,6 +76,29 @@ def test_an_evaluation_goes_on_from_its_packed_runs_and_refuses_a_stale_one(tmp_
         evaluate(out, _evals([0, 1, 2, 3], steps=40), jobs=1, echo=said.append)
 
 
+def test_runs_carried_in_reuse_are_adopted_only_where_the_draw_repeats_their_overrides(tmp_path, monkeypatch):
+    """The budget check (benchmarks/grokbench_budget.py): another benchmark's packed runs lie in reuse/; a run is
+    adopted where this draw gives it the same overrides, and one whose choice changed is trained anew."""
+    from groklab.experiments.grokbench import runs
+    from groklab.experiments.grokbench.bench_v2 import evaluate
+
+    first = tmp_path / "gb"
+    evaluate(first, _evals([0, 1]), jobs=1, echo=lambda *_: None)
+    second = tmp_path / "gb-x2"
+    (second / "reuse").mkdir(parents=True)
+    shutil.copyfile(first / "evals/add.npz", second / "reuse/add.npz")
+    draw = {**_evals([0]), **{k: {"overrides": [*v["overrides"], "optim.lr=0.002"]}
+                             for k, v in _evals([1]).items()}}  # seed 1's choice changed
+    trained, said = [], []
+    real = runs.train_runs
+    monkeypatch.setattr(runs, "train_runs", lambda o, r, *a: (trained.extend(r), real(o, r, *a)))
+    evaluate(second, draw, jobs=1, echo=said.append)
+    assert trained == ["eval/add/adamw/k1/s1"] and any("1 evaluation runs of add carried" in x for x in said)
+    got = E.load(second / "evals/add.npz")
+    assert got["eval/add/adamw/k1/s0"] == E.load(first / "evals/add.npz")["eval/add/adamw/k1/s0"]
+    assert got["eval/add/adamw/k1/s1"]["digest"] == E.digest(draw["eval/add/adamw/k1/s1"]["overrides"])
+
+
 def test_the_board_names_studies_that_chose_their_nested_point_and_when_that_is_the_baseline():
     """Adam-LR at c = 1 and Grokfast at lambda = 0 run AdamW: a study choosing that point races AdamW itself at the
     ranges' middles, so the board says its score measures the baseline's tuning (GrokBench II, Transformer add)."""

@@ -165,7 +165,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
               "Tune every method with the same number of runs per task (declared ranges, tuning seeds), run its best "
               "configuration on held-out seeds, and rank by censoring-aware statistics: Kaplan-Meier median steps, "
               "P(improvement) over tuned AdamW, the interquartile mean across tasks (docs/grokbench.md).")
-    gb.add_argument("--profile", choices=["quick", "paper"], default="quick",
+    gb.add_argument("--profile", choices=["quick", "paper", "tiny"], default="quick",
                     help="quick: CPU (~1 h on 2 cores); paper: the paper-sized runs (a GPU)")
     gb.add_argument("--out", required=True, help="output directory (new, or one to continue)")
     gb.add_argument("--from", dest="source", metavar="ARCHIVE", help="re-judge a packed GrokBench, no training")
@@ -174,6 +174,10 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     gb.add_argument("--add-methods", metavar="FILE", help="a YAML file of methods to add (methods.yaml's form)")
     gb.add_argument("--protocol", metavar="FILE", help="a protocol file in place of the built-in one")
     gb.add_argument("--jobs", type=int, help="runs trained at once (default: one per core)")
+    gb.add_argument("--anchors", nargs="?", const="all", metavar="NAMES",
+                    help="run the anchors instead of the board: each published claim in its authors' setting "
+                         "against its paper's baseline and a tuned AdamW (all, or a comma list: grokfast,muon,"
+                         "perp_grad); with --from, re-judge them")
     ew = _sub(sub, "earlywarn", st.cmd_earlywarn, "which progress measure warns that a run will grok, and how early",
               "Train the preregistered early-warning study under its frozen protocol (docs/earlywarn.md) and judge "
               "it: the pilot that chose each setting's fraction, or the study's explore, evaluate and held-out runs "

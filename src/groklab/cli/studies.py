@@ -7,6 +7,12 @@ from groklab.cli.commands import command_line
 def cmd_grokbench(args) -> int:
     from groklab.experiments.grokbench.bench import grokbench
 
+    if args.anchors is not None:  # the published claims in their authors' settings (anchors_v2.yaml)
+        from groklab.experiments.grokbench.anchors import anchors
+
+        anchors(args.profile, args.out, args.source, args.anchors, args.jobs)
+        return 0
+
     return 0 if grokbench(args.profile, args.out, args.source, args.methods, args.tasks, args.jobs,
                           protocol_path=args.protocol, methods_path=args.add_methods) else 1
 

@@ -113,7 +113,7 @@ def run_plan(plan: StudyPlan, out: Path, jobs: int = 1, echo: Callable = print, 
     else:
         have = (set(configs) | set(plan.laid)) - set(skipped)
         partial = plan.only is not None or bool(skipped)
-    df = load_runs(root)
+    df = load_runs(root, archived=True)  # the numbers its archive will keep: both judge the same
     df = df[df["run"].isin(have)] if not df.empty else df  # ignore stray runs of another profile
     looks = looks_of(sessions, plan.seeds, SEEDS[plan.profile])
     figures, claims, controls = judge(plan.module, df, root, plan.profile, len(looks), _first_data(sessions))

@@ -37,6 +37,14 @@ from groklab.store.tree import (
 
 FORMAT = "groklab-archive/1"
 INDEX, RUNS, NPZ = "manifest.json", "runs.jsonl.gz", "arrays.npz"
+SIGNIFICANT = 7  # the digits an archive keeps of a metric's float: float32's precision, what the runs computed in
+
+
+def at_precision(v):
+    """A metric value as an archive keeps it: a float at SIGNIFICANT digits (applied twice, the same value), the
+    rest as it is. Judges read metrics through it too (frames.load_runs(archived=True)): a study judged from its
+    run tree and from its archive sees the same numbers and writes the same bytes."""
+    return float(f"{v:.{SIGNIFICANT}g}") if isinstance(v, float) else v
 MODEL = "model"  # the arrays folder of final model weights
 UNPACKED = ".from-archive"  # in each run directory `unpack` lays out (never mixed with trained runs)
 UNFINISHED = ("running", "interrupted")  # run statuses of a run stopped part-way: resumable, not ended

@@ -19,6 +19,7 @@ from groklab.store.archive import (
     RUNS,
     STACKED,
     STEPS,
+    at_precision,
     is_archive,
     read_index,
 )
@@ -126,22 +127,24 @@ def _foreign(archive: Path) -> list[str]:
 
 
 KEEP = "keep_metrics"  # a manifest's list of the metric keys its study's judge reads (many runs, few series)
-SIGNIFICANT = 7  # the digits a slimmed archive keeps of a float: float32's precision, what the runs computed in
 
 
-def slim(rows: list[dict], keep: set[str]) -> list[dict]:
-    """Metric rows with only the `keep` keys (and step), floats at SIGNIFICANT digits; rows left empty dropped."""
+def slim(rows: list[dict], keep: set[str] | None = None) -> list[dict]:
+    """Metric rows with floats at the archive's digits (archive.at_precision: a third of the bytes of the 17 a
+    float64 prints); with `keep`, only those keys (and step), rows left empty dropped."""
+    if keep is None:
+        return [{k: at_precision(v) for k, v in r.items()} for r in rows]
     out = []
     for r in rows:
-        kept = {k: (float(f"{v:.{SIGNIFICANT}g}") if isinstance(v, float) else v) for k, v in r.items() if k in keep}
+        kept = {k: at_precision(v) for k, v in r.items() if k in keep}
         if kept:
             out.append({"step": r.get("step"), **kept})
     return out
 
 
 def _write_study(study: Path, out: Path, weights: bool) -> dict:
-    """One study's files and runs; a manifest naming KEEP archives only those metric keys, without arrays (a
-    study of hundreds of runs whose judge reads a few scalar series: the early-warning study)."""
+    """One study's files and runs, metric floats at the archive's digits; a manifest naming KEEP archives only those
+    metric keys, without arrays (a study of hundreds of runs whose judge reads a few scalar series: early warning)."""
     out.mkdir(parents=True)
     man = read_manifest(study)
     keep = set(man[KEEP]) if man.get(KEEP) else None
@@ -164,7 +167,7 @@ def _write_study(study: Path, out: Path, weights: bool) -> dict:
         if not (run / "config.yaml").is_file():
             lines.append({"run": name, "missing": True, "error": read_error(run)})
             continue
-        rows = store.rows() if keep is None else slim(store.rows(), keep)
+        rows = slim(store.rows(), keep)
         lines.append({"run": name, "config": store.config(), "summary": store.summary(), "error": read_error(run),
                       "metrics": rows})
         for folder in (ARRAYS, POSTHOC, ANALYSIS) if keep is None else ():

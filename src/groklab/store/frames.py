@@ -14,14 +14,17 @@ from groklab.store.run import RunStore
 from groklab.store.tree import find_runs
 
 
-def load_runs(path: str | Path, columns: list[str] | None = None):
+def load_runs(path: str | Path, columns: list[str] | None = None, archived: bool = False):
     """One pandas DataFrame: a row per run per eval step, with the run's config fields as columns. `path` is
     a run, a tree of runs, or a results archive (or one study of it), which reads the same way. `columns`:
-    keep only these (besides `run` and `step`), e.g. ["test/acc", "optim.lr"]."""
+    keep only these (besides `run` and `step`), e.g. ["test/acc", "optim.lr"]. `archived`: every metric float
+    at the digits an archive keeps (archive.at_precision), what a judge reads: a run tree and its archive then
+    give the same frame."""
     import pandas as pd
 
     wanted = None if columns is None else str_list_arg(columns, "columns", "['test/acc', 'optim.lr']")
-    df = _table([r for r in _runs(path) if r[1]], pd, None if wanted is None else {"run", "step", *wanted})
+    df = _table([r for r in _runs(path) if r[1]], pd, None if wanted is None else {"run", "step", *wanted},
+                archived)
     if wanted is None:
         return df
     missing = [c for c in wanted if c not in df.columns]
@@ -67,7 +70,7 @@ def _tree_run(root: Path, run: Path, with_rows: bool = True) -> tuple:
     return (name, rows, store.summary(), store.config()) if rows else (name, [], {}, {})
 
 
-def _table(runs: list[tuple], pd, keep: set | None = None):
+def _table(runs: list[tuple], pd, keep: set | None = None, archived: bool = False):
     """The runs' rows as one frame: metric columns as logged (a metric null at every step of a run reads as NaN),
     then run, status and the flattened config repeated over each run's rows. Built column by column over all
     runs at once (a frame per run, concatenated, was 3 s of a 400-run re-judge); columns in the order a
@@ -81,6 +84,8 @@ def _table(runs: list[tuple], pd, keep: set | None = None):
         metrics = metrics[[c for c in metrics.columns if c in keep]]
     for col in [c for c in metrics.columns if metrics[c].dtype == "object"]:
         metrics[col] = pd.to_numeric(metrics[col], errors="coerce")
+    for col in [c for c in metrics.columns if archived and c != "step" and metrics[c].dtype.kind == "f"]:
+        metrics[col] = [archive.at_precision(v) for v in metrics[col].tolist()]
     configs = [flatten(r[3]) for r in runs]
     order: dict = {"run": None}
     for (_, rows, _, _), cfg in zip(runs, configs):

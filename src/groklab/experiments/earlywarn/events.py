@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from groklab.measures.curves import held_from
-from groklab.store.archive_write import SIGNIFICANT
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,3 @@ def pilot_found(df: pd.DataFrame, event, horizon: int) -> dict[str, dict[float, 
         cell[float(frac[1:])] = cell.get(float(frac[1:]), 0) + e.grokked
     return found
 
-
-def at_archived_precision(df: pd.DataFrame) -> pd.DataFrame:
-    """Every metric column at the digits an archive keeps of it (store.archive_write.SIGNIFICANT), so a study
-    judged from its run tree and from its archive sees the same numbers and writes the same bytes."""
-    cols = [c for c in df.columns if c not in ("run", "step") and df[c].dtype.kind == "f"]
-    return df.assign(**{c: [float(f"{v:.{SIGNIFICANT}g}") for v in df[c].tolist()] for c in cols})

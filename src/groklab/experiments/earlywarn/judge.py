@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from groklab.experiments.earlywarn.claims import paper_claims
-from groklab.experiments.earlywarn.events import all_events, at_archived_precision
+from groklab.experiments.earlywarn.events import all_events
 from groklab.experiments.earlywarn.figures import draw
 from groklab.experiments.earlywarn.protocol import Protocol, horizon
 from groklab.experiments.earlywarn.runs import STUDY, TITLES, block_of, setting_of
@@ -105,7 +105,7 @@ def judge_study(runs: Path, root: Path, proto: Protocol, digest: str, echo=print
         atomic_write(root / "protocol.yaml", Path(protocol).read_bytes())
     meas = measures_of(proto)
     keys = sorted({k for k, _, _ in meas.values() if k != FIT_STEP})
-    df = at_archived_precision(load_runs(runs, columns=["train/acc", "test/acc", *keys]))
+    df = load_runs(runs, columns=["train/acc", "test/acc", *keys], archived=True)
     evs = all_events(df, proto.event, horizon(proto))
     series = {m: series_of(df, key, evs, norm) for m, (key, _, norm) in meas.items()}
     rules = fix_rules(series, proto)

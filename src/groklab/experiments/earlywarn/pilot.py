@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from groklab.experiments.earlywarn.events import at_archived_precision, pilot_found
+from groklab.experiments.earlywarn.events import pilot_found
 from groklab.experiments.earlywarn.protocol import Protocol, horizon, pilot_choice
 from groklab.experiments.earlywarn.runs import PILOT, TITLES
 from groklab.store import load_runs
@@ -17,7 +17,7 @@ def judge_pilot(runs: Path, root: Path, proto: Protocol, echo=print) -> dict:
     """Recount the pilot's runs (`runs`: its study folder, or an archive's), draw the shares and write claims.json
     into `root`."""
     t0 = time.perf_counter()
-    df = at_archived_precision(load_runs(runs, columns=["train/acc", "test/acc"]))
+    df = load_runs(runs, columns=["train/acc", "test/acc"], archived=True)
     found = pilot_found(df, proto.event, horizon(proto))
     n = len(proto.population.pilot.seeds)
     chosen, dropped = pilot_choice(found, n)

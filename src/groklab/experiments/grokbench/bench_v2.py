@@ -19,11 +19,14 @@ from groklab.errors import ConfigError
 from groklab.experiments.grokbench.evals import eval_runs
 from groklab.experiments.grokbench.protocol import Method, Profile, Protocol
 
+REUSE = "reuse"  # DIR/reuse/<task>.npz: packed runs of another benchmark, adopted where this draw repeats them
+
 
 def evaluate(out: Path, evals: dict, jobs: int, echo: Callable, chunk: int = 0) -> None:
     """Train the evaluation runs no task file holds yet, a chunk at a time, packing each chunk into
     evals/<task>.npz as it ends: an interrupted evaluation goes on from its packed runs, on this machine or
-    (the files copied into DIR) another."""
+    (the files copied into DIR) another. A run another benchmark packed (DIR/reuse/<task>.npz) is adopted where
+    this protocol and selection draw the very same overrides (its digest), never otherwise."""
     from groklab.experiments.grokbench import evals as E
     from groklab.experiments.grokbench.runs import train_runs
 
@@ -31,6 +34,13 @@ def evaluate(out: Path, evals: dict, jobs: int, echo: Callable, chunk: int = 0) 
         return n.split("/")[1]
 
     packed = {t: E.load(out / "evals" / f"{t}.npz") for t in dict.fromkeys(map(task, evals))}
+    for t in packed:  # runs carried in reuse/ (another run's evals/, e.g. the budget check's) that this draw repeats
+        carried = {n: r for n, r in E.load(out / REUSE / f"{t}.npz").items()
+                   if n in evals and n not in packed[t] and r["digest"] == E.digest(evals[n]["overrides"])}
+        if carried:
+            packed[t].update(carried)
+            E.save(out / "evals" / f"{t}.npz", packed[t])
+            echo(f"grokbench v2: {len(carried)} evaluation runs of {t} carried from {REUSE}/ (the same overrides)")
     for t, got in packed.items():
         odd = [n for n in got if n not in evals or got[n]["digest"] != E.digest(evals[n]["overrides"])]
         if odd:  # never judged as this protocol's, never retrained over silently
@@ -77,4 +87,4 @@ def run_v2(proto: Protocol, prof: Profile, profile: str, methods: dict[str, Meth
     return judge_v2(out, echo, time.perf_counter() - t0)
 
 
-__all__ = ["evaluate", "run_v2"]
+__all__ = ["REUSE", "evaluate", "run_v2"]
