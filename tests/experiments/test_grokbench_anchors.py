@@ -106,3 +106,12 @@ def test_a_tiny_anchor_trains_judges_and_rejudges_to_the_same_bytes(tmp_path):
     (broken / "anchors.json").write_text(text)
     assert main(["grokbench", "--anchors", "--from", str(broken), "--out", str(tmp_path / "no")]) == 2
     assert not (tmp_path / "no").exists()
+    # a name that would leave the folder, and a record without its choices: one line each, nothing written
+    edits = (('"names": [\n  "toy"', '"names": [\n  "../toy"'),
+             ('"selection": {', '"selection": {"toy": {}}, "was": {'))
+    for old, new in edits:
+        text = (out / "anchors.json").read_text()
+        assert old in text
+        (broken / "anchors.json").write_text(text.replace(old, new, 1))
+        assert main(["grokbench", "--anchors", "--from", str(broken), "--out", str(tmp_path / "no")]) == 2
+        assert not (tmp_path / "no").exists()

@@ -43,14 +43,19 @@ def evidence(out: Path) -> tuple[dict, dict]:
         doc = json.loads(read_text(out / "anchors.json"))
         spec = Anchors.model_validate(doc["anchors"])
         names, profile = list(doc["names"]), str(doc["profile"])
+        stray = [n for n in names if not isinstance(n, str) or n not in spec.anchors]
+        if stray:  # a name becomes a path (evals/<name>.npz): only the declaration's own
+            raise ConfigError(str(out / "anchors.json"), ascii(stray[0])[:80], "not an anchor the record declares")
         methods = {n: {m: Method.model_validate(v) for m, v in doc["methods"][n].items()} for n in names}
+        drawn_all = {n: draw_runs(spec, n, profile, methods[n], json.loads(json.dumps(doc["selection"])))
+                     for n in names}
     except ConfigError:
         raise
-    except Exception as e:  # JSON, a missing key, a declaration that no longer validates: one line
+    except Exception as e:  # JSON, a missing key or choice, a declaration that no longer validates: one line
         raise ConfigError(str(out / "anchors.json"), "document", f"not an anchors record ({str(e)[:120]})") from None
     runs, packed = {}, {}
     for n in names:
-        drawn = draw_runs(spec, n, profile, methods[n], json.loads(json.dumps(doc["selection"])))
+        drawn = drawn_all[n]
         got = E.load(out / "evals" / f"{n}.npz")
         for run, r in drawn.items():
             if run not in got:
