@@ -7,8 +7,9 @@ import pytest
 
 from groklab.cli import main
 from groklab.errors import ConfigError
-from groklab.experiments.grokbench.anchors import anchors, check_spec, load_anchors, profile_of
+from groklab.experiments.grokbench.anchors import check_spec, load_anchors, profile_of
 from groklab.experiments.grokbench.anchors_board import compare, verdict
+from groklab.experiments.grokbench.anchors_run import anchors
 from groklab.experiments.grokbench.protocol import HERE, load_methods
 
 TINY = """version: 1

@@ -8,7 +8,7 @@ def cmd_grokbench(args) -> int:
     from groklab.experiments.grokbench.bench import grokbench
 
     if args.anchors is not None:  # the published claims in their authors' settings (anchors_v2.yaml)
-        from groklab.experiments.grokbench.anchors import anchors
+        from groklab.experiments.grokbench.anchors_run import anchors
 
         anchors(args.profile, args.out, args.source, args.anchors, args.jobs)
         return 0

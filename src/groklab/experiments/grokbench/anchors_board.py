@@ -21,7 +21,7 @@ import numpy as np
 from groklab.errors import ConfigError
 from groklab.experiments.grokbench import tiers as T
 from groklab.experiments.grokbench.board import num
-from groklab.experiments.grokbench.board_v2 import _horizon, nest, times_of
+from groklab.experiments.grokbench.board_v2 import horizon_of, nest, times_of
 from groklab.store import atomic_write
 from groklab.store.escape import csv_cell, md_cell
 from groklab.survival import Censored, km_median
@@ -103,7 +103,7 @@ def judge_anchors(out: str | Path, echo: Callable = print) -> dict:
     arms, comps = [], []
     for n in doc["names"]:
         a = spec["anchors"][n]
-        horizon = float(max(_horizon(r["overrides"]) for k, r in runs.items() if k.split("/")[1] == n))
+        horizon = float(max(horizon_of(r["overrides"]) for k, r in runs.items() if k.split("/")[1] == n))
         km = {}
         for arm in [*a["arms"], *a["tuned"]]:
             per = at[arm][n]

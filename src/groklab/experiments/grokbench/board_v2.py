@@ -31,13 +31,13 @@ def times_of(rows, runs: dict, level: float, persistence: int) -> dict[str, tupl
     for run, g in rows.sort_values(["run", "step"]).groupby("run", sort=False):
         acc = g["test/acc"].to_numpy(dtype=float)
         at = held_from(g["step"].tolist(), np.nan_to_num(acc, nan=0.0).tolist(), level, persistence)
-        out[run] = (float(at), True) if at is not None else (float(_horizon(runs[run]["overrides"])), False)
+        out[run] = (float(at), True) if at is not None else (float(horizon_of(runs[run]["overrides"])), False)
     for run in runs:  # a declared run with no rows at all never held anything: a failure at its horizon
-        out.setdefault(run, (float(_horizon(runs[run]["overrides"])), False))
+        out.setdefault(run, (float(horizon_of(runs[run]["overrides"])), False))
     return out
 
 
-def _horizon(ov: list[str]) -> int:
+def horizon_of(ov: list[str]) -> int:
     return int(next(o.split("=", 1)[1] for o in reversed(ov) if o.startswith("steps=")))
 
 
@@ -60,7 +60,7 @@ def judge_v2(out: Path, echo: Callable = print, wall: float = 0.0, parsed: tuple
     base, thr, also, keep = proto["baseline"], proto["threshold"], proto["also"], proto["persistence"]
     times = nest(times_of(rows, runs, thr, keep))
     times_also = nest(times_of(rows, runs, also, keep))
-    horizon = {t: float(max(_horizon(r["overrides"]) for n, r in runs.items() if n.split("/")[1] == t))
+    horizon = {t: float(max(horizon_of(r["overrides"]) for n, r in runs.items() if n.split("/")[1] == t))
                for t in tasks + held}
     # two families for Holm: the tuned tasks' tests, and the held-out tasks' (a check of transfer, not a ranking)
     cells = {**T.per_task({m: {t: times[m][t] for t in tasks} for m in methods}, base),

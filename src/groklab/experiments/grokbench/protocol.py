@@ -159,7 +159,7 @@ class Protocol(BaseModel):
     profiles: dict[Literal["quick", "paper", "tiny"], Profile]
 
 
-def _read(path: Path, what: str) -> dict:
+def read_yaml(path: Path, what: str) -> dict:
     try:
         data = load_yaml(read_text(path))
     except ConfigError:
@@ -175,24 +175,24 @@ def _read(path: Path, what: str) -> dict:
 def load_methods(path: Path = HERE / "methods.yaml") -> dict[str, Method]:
     """The methods file, each entry validated (a bad entry: a one-line error naming it)."""
     out = {}
-    for name, entry in _read(path, "methods").items():
+    for name, entry in read_yaml(path, "methods").items():
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise ConfigError("methods", name, f"a method's name: {NAMED}")
         try:
             out[str(name)] = Method.model_validate(entry)
         except ValidationError as err:
-            raise _first(err, f"methods.{name}") from None
+            raise first_error(err, f"methods.{name}") from None
     return out
 
 
 def load_protocol(path: Path = HERE / "protocol.yaml") -> Protocol:
     try:
-        return Protocol.model_validate(_read(path, "protocol"))
+        return Protocol.model_validate(read_yaml(path, "protocol"))
     except ValidationError as err:
-        raise _first(err, "protocol") from None
+        raise first_error(err, "protocol") from None
 
 
-def _first(err: ValidationError, where: str) -> ConfigError:
+def first_error(err: ValidationError, where: str) -> ConfigError:
     """pydantic's first complaint as groklab's one line: the field's dotted place, its value, the message."""
     e = err.errors()[0]
     place = ".".join([where, *map(str, e["loc"])])
