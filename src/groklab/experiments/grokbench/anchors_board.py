@@ -12,6 +12,7 @@ inconclusive: the setting never showed the phenomenon the claim is about.
 """
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Callable
@@ -47,7 +48,7 @@ def evidence(out: Path) -> tuple[dict, dict]:
         if stray:  # a name becomes a path (evals/<name>.npz): only the declaration's own
             raise ConfigError(str(out / "anchors.json"), ascii(stray[0])[:80], "not an anchor the record declares")
         methods = {n: {m: Method.model_validate(v) for m, v in doc["methods"][n].items()} for n in names}
-        drawn_all = {n: draw_runs(spec, n, profile, methods[n], json.loads(json.dumps(doc["selection"])))
+        drawn_all = {n: draw_runs(spec, n, profile, methods[n], copy.deepcopy(doc["selection"]))
                      for n in names}
     except ConfigError:
         raise
